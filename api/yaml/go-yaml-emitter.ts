@@ -1,0 +1,461 @@
+/**
+ * A YAML emitter that writes JSON-shaped values byte for byte as sigs.k8s.io/yaml does (JSON ->
+ * go-yaml v2): keys sorted the go-yaml way, block style, unindented sequences, empty collections
+ * as `{}`/`[]`, go-yaml's choice between plain, single-quoted, double-quoted and literal scalars,
+ * and go-yaml's folding of long scalars at column 80. Gardener derives names and checksums from
+ * these bytes (OSC secret checksums, ManagedResource secret names), so "looks the same" is not
+ * enough. The structure follows go-yaml's emitter (emitterc.go): the same primitives (write
+ * indent, write indicator) with the same flags, so layout decisions come out identical.
+ */
+
+import { formatGoNumber } from './go-number.js';
+import { compareGoYamlKeys } from './go-yaml-key-order.js';
+import { isBase60Float, resolvesToNonString } from './go-yaml-resolve.js';
+
+export type YamlValue = null | boolean | number | string | YamlValue[] | { [key: string]: YamlValue };
+
+const BEST_INDENT = 2;
+const BEST_WIDTH = 80;
+const MAX_SIMPLE_KEY_BYTES = 128;
+
+type ScalarStyle = 'plain' | 'single' | 'double' | 'literal';
+
+interface ScalarAnalysis {
+  multiline: boolean;
+  blockPlainAllowed: boolean;
+  singleQuotedAllowed: boolean;
+  blockAllowed: boolean;
+}
+
+const isSpace = (c: string | undefined): boolean => c === ' ';
+const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+const isBreak = (c: string | undefined): boolean =>
+  c === '\r' || c === '\n' || c === '\u0085' || c === '\u2028' || c === '\u2029';
+const isBlankOrEnd = (c: string | undefined): boolean =>
+  c === undefined || c === '\0' || isBlank(c) || isBreak(c);
+
+/** go-yaml's is_printable, on code points (it rejects tab, CR, DEL, NEL, BOM and every astral char). */
+function isPrintable(c: string): boolean {
+  const cp = c.codePointAt(0)!;
+  return (
+    cp === 0x0a ||
+    (cp >= 0x20 && cp <= 0x7e) ||
+    (cp >= 0xa0 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff)
+  );
+}
+
+const FIRST_CHAR_INDICATORS = new Set([
+  '#',
+  ',',
+  '[',
+  ']',
+  '{',
+  '}',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  "'",
+  '"',
+  '%',
+  '@',
+  '`',
+]);
+
+/** go-yaml's yaml_emitter_analyze_scalar, reduced to the block-context facts we use. */
+function analyzeScalar(chars: string[]): ScalarAnalysis {
+  if (chars.length === 0) {
+    return { multiline: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false };
+  }
+  let blockIndicators = false;
+  const head = chars.slice(0, 3).join('');
+  if (head === '---' || head === '...') blockIndicators = true;
+  let leadingSpace = false;
+  let leadingBreak = false;
+  let trailingSpace = false;
+  let trailingBreak = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let previousSpace = false;
+  let previousBreak = false;
+  let lineBreaks = false;
+  let specialCharacters = false;
+  let precededByWhitespace = true;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const followedByWhitespace = i + 1 >= chars.length || isBlank(chars[i + 1]);
+    if (i === 0) {
+      if (FIRST_CHAR_INDICATORS.has(c)) blockIndicators = true;
+      else if ((c === '?' || c === ':' || c === '-') && followedByWhitespace) blockIndicators = true;
+    } else if (c === ':' && followedByWhitespace) {
+      blockIndicators = true;
+    } else if (c === '#' && precededByWhitespace) {
+      blockIndicators = true;
+    }
+    if (!isPrintable(c)) specialCharacters = true;
+    if (isSpace(c)) {
+      if (i === 0) leadingSpace = true;
+      if (i === chars.length - 1) trailingSpace = true;
+      if (previousBreak) breakSpace = true;
+      previousSpace = true;
+      previousBreak = false;
+    } else if (isBreak(c)) {
+      lineBreaks = true;
+      if (i === 0) leadingBreak = true;
+      if (i === chars.length - 1) trailingBreak = true;
+      if (previousSpace) spaceBreak = true;
+      previousSpace = false;
+      previousBreak = true;
+    } else {
+      previousSpace = false;
+      previousBreak = false;
+    }
+    precededByWhitespace = isBlankOrEnd(c);
+  }
+  const result: ScalarAnalysis = {
+    multiline: lineBreaks,
+    blockPlainAllowed: true,
+    singleQuotedAllowed: true,
+    blockAllowed: true,
+  };
+  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) result.blockPlainAllowed = false;
+  if (trailingSpace) result.blockAllowed = false;
+  if (breakSpace) {
+    result.blockPlainAllowed = false;
+    result.singleQuotedAllowed = false;
+  }
+  if (spaceBreak || specialCharacters) {
+    result.blockPlainAllowed = false;
+    result.singleQuotedAllowed = false;
+    result.blockAllowed = false;
+  }
+  if (lineBreaks) result.blockPlainAllowed = false;
+  if (blockIndicators) result.blockPlainAllowed = false;
+  return result;
+}
+
+const ESCAPES: Record<number, string> = {
+  0: '0',
+  7: 'a',
+  8: 'b',
+  9: 't',
+  10: 'n',
+  11: 'v',
+  12: 'f',
+  13: 'r',
+  27: 'e',
+  34: '"',
+  92: '\\',
+  133: 'N',
+  160: '_',
+  8232: 'L',
+  8233: 'P',
+};
+
+function escapeFor(c: string): string {
+  const cp = c.codePointAt(0)!;
+  const named = ESCAPES[cp];
+  if (named !== undefined) return `\\${named}`;
+  const hex = cp.toString(16).toUpperCase();
+  if (cp <= 0xff) return `\\x${hex.padStart(2, '0')}`;
+  if (cp <= 0xffff) return `\\u${hex.padStart(4, '0')}`;
+  return `\\U${hex.padStart(8, '0')}`;
+}
+
+interface Scalar {
+  text: string;
+  /** Plain scalars that are not strings (null, booleans, numbers) are written as they are. */
+  requested: ScalarStyle;
+}
+
+function stringScalar(s: string): Scalar {
+  if (s.includes('\n')) return { text: s, requested: 'literal' };
+  const canUsePlain = !resolvesToNonString(s) && !isBase60Float(s);
+  return { text: s, requested: canUsePlain ? 'plain' : 'double' };
+}
+
+function toScalar(value: null | boolean | number | string): Scalar {
+  if (value === null) return { text: 'null', requested: 'plain' };
+  if (typeof value === 'boolean') return { text: String(value), requested: 'plain' };
+  if (typeof value === 'number') return { text: formatGoNumber(value), requested: 'plain' };
+  return stringScalar(value);
+}
+
+function isCollection(value: YamlValue): value is YamlValue[] | { [key: string]: YamlValue } {
+  return value !== null && typeof value === 'object';
+}
+
+function isEmptyCollection(value: YamlValue): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return isCollection(value) && Object.keys(value).length === 0;
+}
+
+class GoYamlEmitter {
+  private readonly out: string[] = [];
+  private column = 0;
+  private whitespace = true;
+  private indention = true;
+  private indent = -1;
+  private readonly indents: number[] = [];
+
+  document(value: YamlValue): string {
+    this.node(value, { mapping: false, simpleKey: false });
+    // go-yaml would mark a trailing `|+` scalar "open ended", but sigs.k8s.io/yaml's output never
+    // carries the `...` end marker (verified against Go): the document just ends.
+    this.writeIndent();
+    return this.out.join('');
+  }
+
+  private put(s: string): void {
+    this.out.push(s);
+    this.column++;
+  }
+
+  private putBreak(): void {
+    this.out.push('\n');
+    this.column = 0;
+  }
+
+  private writeBreak(c: string): void {
+    if (c === '\n') {
+      this.putBreak();
+    } else {
+      this.out.push(c);
+      this.column = 0;
+    }
+  }
+
+  private writeIndent(): void {
+    const indent = Math.max(this.indent, 0);
+    if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace)) {
+      this.putBreak();
+    }
+    while (this.column < indent) this.put(' ');
+    this.whitespace = true;
+    this.indention = true;
+  }
+
+  private writeIndicator(
+    indicator: string,
+    needWhitespace: boolean,
+    isWhitespace: boolean,
+    isIndention: boolean,
+  ): void {
+    if (needWhitespace && !this.whitespace) this.put(' ');
+    for (const c of indicator) this.put(c);
+    this.whitespace = isWhitespace;
+    this.indention = this.indention && isIndention;
+  }
+
+  private increaseIndent(flow: boolean, indentless: boolean): void {
+    this.indents.push(this.indent);
+    if (this.indent < 0) this.indent = flow ? BEST_INDENT : 0;
+    else if (!indentless) this.indent += BEST_INDENT;
+  }
+
+  private decreaseIndent(): void {
+    this.indent = this.indents.pop()!;
+  }
+
+  private node(value: YamlValue, context: { mapping: boolean; simpleKey: boolean }): void {
+    if (!isCollection(value)) {
+      this.scalar(toScalar(value), context.simpleKey);
+    } else if (isEmptyCollection(value)) {
+      const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+      this.writeIndicator(open, true, true, false);
+      this.writeIndicator(close, false, false, false);
+    } else if (Array.isArray(value)) {
+      this.blockSequence(value, context.mapping);
+    } else {
+      this.blockMapping(value);
+    }
+  }
+
+  private blockSequence(items: YamlValue[], mappingContext: boolean): void {
+    this.increaseIndent(false, mappingContext && !this.indention);
+    for (const item of items) {
+      this.writeIndent();
+      this.writeIndicator('-', true, false, true);
+      this.node(item, { mapping: false, simpleKey: false });
+    }
+    this.decreaseIndent();
+  }
+
+  private blockMapping(map: { [key: string]: YamlValue }): void {
+    this.increaseIndent(false, false);
+    const keys = Object.keys(map).sort(compareGoYamlKeys);
+    for (const key of keys) {
+      this.writeIndent();
+      const keyScalar = stringScalar(key);
+      const simple =
+        Buffer.byteLength(key) <= MAX_SIMPLE_KEY_BYTES && !analyzeScalar(Array.from(key)).multiline;
+      if (simple) {
+        this.scalar(keyScalar, true);
+        this.writeIndicator(':', false, false, false);
+      } else {
+        this.writeIndicator('?', true, false, true);
+        this.scalar(keyScalar, false);
+        this.writeIndent();
+        this.writeIndicator(':', true, false, true);
+      }
+      this.node(map[key]!, { mapping: true, simpleKey: false });
+    }
+    this.decreaseIndent();
+  }
+
+  private scalar(scalar: Scalar, simpleKey: boolean): void {
+    const chars = Array.from(scalar.text);
+    const analysis = analyzeScalar(chars);
+    let style = scalar.requested;
+    if (style === 'plain') {
+      if (!analysis.blockPlainAllowed) style = 'single';
+      if (chars.length === 0 && simpleKey) style = 'single';
+    }
+    if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
+    if (style === 'literal' && (!analysis.blockAllowed || simpleKey)) style = 'double';
+
+    this.increaseIndent(true, false);
+    const allowBreaks = !simpleKey;
+    switch (style) {
+      case 'plain':
+        this.plain(chars, allowBreaks);
+        break;
+      case 'single':
+        this.singleQuoted(chars, allowBreaks);
+        break;
+      case 'double':
+        this.doubleQuoted(chars, allowBreaks);
+        break;
+      case 'literal':
+        this.literal(chars);
+        break;
+    }
+    this.decreaseIndent();
+  }
+
+  private plain(chars: string[], allowBreaks: boolean): void {
+    if (!this.whitespace) this.put(' ');
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i]!;
+      if (isSpace(c)) {
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && !isSpace(chars[i + 1])) this.writeIndent();
+        else this.put(c);
+        spaces = true;
+      } else if (isBreak(c)) {
+        if (!breaks && c === '\n') this.putBreak();
+        this.writeBreak(c);
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent();
+        this.put(c);
+        this.indention = false;
+        spaces = false;
+        breaks = false;
+      }
+    }
+    this.whitespace = false;
+    this.indention = false;
+  }
+
+  private singleQuoted(chars: string[], allowBreaks: boolean): void {
+    this.writeIndicator("'", true, false, false);
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i]!;
+      if (isSpace(c)) {
+        const fold =
+          allowBreaks &&
+          !spaces &&
+          this.column > BEST_WIDTH &&
+          i > 0 &&
+          i < chars.length - 1 &&
+          !isSpace(chars[i + 1]);
+        if (fold) this.writeIndent();
+        else this.put(c);
+        spaces = true;
+      } else if (isBreak(c)) {
+        if (!breaks && c === '\n') this.putBreak();
+        this.writeBreak(c);
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent();
+        if (c === "'") this.put("'");
+        this.put(c);
+        this.indention = false;
+        spaces = false;
+        breaks = false;
+      }
+    }
+    this.writeIndicator("'", false, false, false);
+  }
+
+  private doubleQuoted(chars: string[], allowBreaks: boolean): void {
+    this.writeIndicator('"', true, false, false);
+    let spaces = false;
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i]!;
+      if (!isPrintable(c) || c === '\uFEFF' || isBreak(c) || c === '"' || c === '\\') {
+        const escaped = escapeFor(c);
+        this.out.push(escaped);
+        // go-yaml counts each written character of an escape sequence as one column.
+        this.column += escaped.length;
+        spaces = false;
+      } else if (isSpace(c)) {
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i !== 0 && i !== chars.length - 1) {
+          this.writeIndent();
+          if (isSpace(chars[i + 1])) this.put('\\');
+        } else {
+          this.put(c);
+        }
+        spaces = true;
+      } else {
+        this.put(c);
+        spaces = false;
+      }
+    }
+    this.writeIndicator('"', false, false, false);
+  }
+
+  private literal(chars: string[]): void {
+    this.writeIndicator('|', true, false, false);
+    this.blockScalarHints(chars);
+    this.putBreak();
+    this.indention = true;
+    this.whitespace = true;
+    let breaks = true;
+    for (const c of chars) {
+      if (isBreak(c)) {
+        this.writeBreak(c);
+        this.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.writeIndent();
+        this.put(c);
+        this.indention = false;
+        breaks = false;
+      }
+    }
+  }
+
+  private blockScalarHints(chars: string[]): void {
+    if (isSpace(chars[0]) || isBreak(chars[0])) this.writeIndicator(String(BEST_INDENT), false, false, false);
+    const last = chars.length - 1;
+    if (chars.length === 0 || !isBreak(chars[last])) {
+      this.writeIndicator('-', false, false, false);
+    } else if (last === 0 || isBreak(chars[last - 1])) {
+      this.writeIndicator('+', false, false, false);
+    }
+  }
+}
+
+/** One YAML document, exactly as sigs.k8s.io/yaml.Marshal writes the same JSON value. */
+export function emitGoYaml(value: YamlValue): string {
+  return new GoYamlEmitter().document(value);
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds a small Go main package of hack/ (test tooling only) once per content hash into the user
+ * cache, so repeated runs and CI on the same machine reuse it. Without Go the caller fails with a
+ * message that says how to get it: tests that need Go never skip silently.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function projectCacheDir(...parts: string[]): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'gardener-osc', ...parts);
+}
+
+function moduleHash(moduleDir: string): string {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(moduleDir).sort()) {
+    if (name === 'go.mod' || name === 'go.sum' || name.endsWith('.go')) hash.update(name).update(readFileSync(join(moduleDir, name)));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+export function requireGo(): string {
+  try {
+    return execFileSync('go', ['version'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(
+      'Go (>= 1.22) is required to build the test tooling under hack/ but `go` is not on PATH. ' +
+        'Install it (Debian: `apt-get install golang-go`, or a toolchain from the Go module proxy) and rerun.',
+    );
+  }
+}
+
+export function buildGoBinary(moduleDir: string, name: string): string {
+  const dir = projectCacheDir('tools', `${name}-${moduleHash(moduleDir)}`);
+  const binary = join(dir, name);
+  if (existsSync(binary)) return binary;
+  requireGo();
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${binary}.tmp-${process.pid}`;
+  execFileSync('go', ['build', '-trimpath', '-o', tmp, '.'], {
+    cwd: moduleDir,
+    env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  renameSync(tmp, binary);
+  return binary;
+}

@@ -13,9 +13,12 @@ export function expectGolden(name: string, actual: string): void {
   const file = join(GOLDEN_DIR, name);
   const update = process.env.UPDATE_GOLDEN === '1';
   if (update || !existsSync(file)) {
-    if (!update && process.env.CI) throw new Error(`golden file test/golden/${name} is missing (run UPDATE_GOLDEN=1 locally)`);
+    if (!update && process.env.CI)
+      throw new Error(`golden file test/golden/${name} is missing (run UPDATE_GOLDEN=1 locally)`);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);
   }
-  expect(actual, `differs from test/golden/${name} (UPDATE_GOLDEN=1 to accept)`).to.equal(readFileSync(file, 'utf8'));
+  expect(actual, `differs from test/golden/${name} (UPDATE_GOLDEN=1 to accept)`).to.equal(
+    readFileSync(file, 'utf8'),
+  );
 }

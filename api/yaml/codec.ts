@@ -6,8 +6,8 @@
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { formatGoFloat } from './go-number.js';
-import { resolvePlainScalar } from './go-yaml-resolve.js';
 import { emitGoYaml, type YamlValue } from './go-yaml-emitter.js';
+import { resolvePlainScalar } from './go-yaml-resolve.js';
 
 export type { YamlValue } from './go-yaml-emitter.js';
 
@@ -110,7 +110,11 @@ function documentValue(doc: Document.Parsed): unknown {
 }
 
 function parseDocuments(text: string): Document.Parsed[] {
-  return parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: false }) as Document.Parsed[];
+  return parseAllDocuments(text, {
+    schema: 'failsafe',
+    uniqueKeys: false,
+    keepSourceTokens: false,
+  }) as Document.Parsed[];
 }
 
 /** Every non-empty document of a (possibly multi-document) YAML or JSON text. */

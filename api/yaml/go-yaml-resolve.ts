@@ -117,7 +117,8 @@ export function resolvePlainScalar(s: string): PlainScalarValue {
   if (TRUE_VALUES.has(s)) return true;
   if (FALSE_VALUES.has(s)) return false;
   if (NULL_VALUES.has(s)) return null;
-  if (/^[-+]?\.(inf|Inf|INF)$/.test(s)) return s.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  if (/^[-+]?\.(inf|Inf|INF)$/.test(s))
+    return s.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   if (/^\.(nan|NaN|NAN)$/.test(s)) return Number.NaN;
   const h = hint(s[0]);
   if (h === '.') return DOT_FLOAT.test(s) ? Number(s.replaceAll('_', '')) : s;

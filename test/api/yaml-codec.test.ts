@@ -1,13 +1,23 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { secretChecksum, sha256Hex } from '../../api/checksum.js';
-import { parseYaml, parseYamlDocuments, stringifyYaml, stringifyYamlDocuments, YamlSyntaxError } from '../../api/yaml/codec.js';
+import {
+  parseYaml,
+  parseYamlDocuments,
+  stringifyYaml,
+  stringifyYamlDocuments,
+  YamlSyntaxError,
+} from '../../api/yaml/codec.js';
 import { compareGoYamlKeys } from '../../api/yaml/go-yaml-key-order.js';
 
 describe('YAML codec', () => {
   describe('layout like sigs.k8s.io/yaml', () => {
     it('sorts every key, writes sequences unindented and empty collections in flow style', () => {
-      const out = stringifyYaml({ kind: 'X', apiVersion: 'v1', spec: { list: [{ b: 1, a: 2 }, 'c'], empty: {}, none: [], nil: null } });
+      const out = stringifyYaml({
+        kind: 'X',
+        apiVersion: 'v1',
+        spec: { list: [{ b: 1, a: 2 }, 'c'], empty: {}, none: [], nil: null },
+      });
       expect(out).to.equal(
         [
           'apiVersion: v1',
@@ -25,9 +35,18 @@ describe('YAML codec', () => {
       );
     });
 
-    it("sorts keys the go-yaml way: digit runs by value, non-letters before letters", () => {
+    it('sorts keys the go-yaml way: digit runs by value, non-letters before letters', () => {
       const keys = ['x10', 'x9', 'aB', 'a_b', 'a.b', 'b', 'A', 'x09'];
-      expect([...keys].sort(compareGoYamlKeys)).to.deep.equal(['A', 'a.b', 'a_b', 'aB', 'b', 'x9', 'x09', 'x10']);
+      expect([...keys].sort(compareGoYamlKeys)).to.deep.equal([
+        'A',
+        'a.b',
+        'a_b',
+        'aB',
+        'b',
+        'x9',
+        'x09',
+        'x10',
+      ]);
       expect(stringifyYaml({ x10: 1, x9: 2 })).to.equal('x9: 2\nx10: 1\n');
     });
 
@@ -54,10 +73,21 @@ describe('YAML codec', () => {
     });
 
     it('single-quotes strings that start with an indicator, double-quotes control characters', () => {
-      expect(stringifyYaml({ a: '*x', b: '- x', c: "it's", d: 'a: b', e: '#c', f: ' lead', g: 'tab\there', h: 'é' })).to.equal(
-        "a: '*x'\nb: '- x'\nc: it's\nd: 'a: b'\ne: '#c'\nf: ' lead'\ng: \"tab\\there\"\nh: é\n",
+      expect(
+        stringifyYaml({
+          a: '*x',
+          b: '- x',
+          c: "it's",
+          d: 'a: b',
+          e: '#c',
+          f: ' lead',
+          g: 'tab\there',
+          h: 'é',
+        }),
+      ).to.equal("a: '*x'\nb: '- x'\nc: it's\nd: 'a: b'\ne: '#c'\nf: ' lead'\ng: \"tab\\there\"\nh: é\n");
+      expect(stringifyYaml({ emoji: '\u{1F600}', bell: '\u0007' })).to.equal(
+        'bell: "\\a"\nemoji: "\\U0001F600"\n',
       );
-      expect(stringifyYaml({ emoji: '\u{1F600}', bell: '\u0007' })).to.equal('bell: "\\a"\nemoji: "\\U0001F600"\n');
     });
 
     it('writes multi-line strings as literal blocks with the chomping indicator Go uses', () => {
@@ -122,7 +152,9 @@ describe('YAML codec', () => {
         },
         status: {},
       };
-      expect(sha256Hex(stringifyYaml(osc))).to.equal('09bae1b0b2b97bb8be93025841e4223c41800dba14e09363020ea3116dbe2c7c');
+      expect(sha256Hex(stringifyYaml(osc))).to.equal(
+        '09bae1b0b2b97bb8be93025841e4223c41800dba14e09363020ea3116dbe2c7c',
+      );
     });
 
     it('S-TV-21: a legacy executor secret serialises to the bytes that name its ManagedResource secret', () => {
@@ -195,7 +227,9 @@ describe('YAML codec', () => {
     });
 
     it('the key order of the input never changes the output bytes', () => {
-      const record = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 });
+      const record = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), {
+        maxKeys: 8,
+      });
       fc.assert(
         fc.property(record, fc.infiniteStream(fc.nat()), (rec, seeds) => {
           const entries = Object.entries(rec);

@@ -41,12 +41,38 @@ const CHARS = [
   '\u0000',
   '\u007f',
 ];
-const LOOKALIKES = ['0', '007', '1.5', 'true', 'yes', 'Y', 'n', 'null', '~', '', '2024-01-02', '1:20', '0x1F', '.inf', '+1', '1e3', '---', '...', '- a', '<<'];
+const LOOKALIKES = [
+  '0',
+  '007',
+  '1.5',
+  'true',
+  'yes',
+  'Y',
+  'n',
+  'null',
+  '~',
+  '',
+  '2024-01-02',
+  '1:20',
+  '0x1F',
+  '.inf',
+  '+1',
+  '1e3',
+  '---',
+  '...',
+  '- a',
+  '<<',
+];
 
 const tricky = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: fc.constantFrom(...CHARS), maxLength: 24 }) },
   { weight: 1, arbitrary: fc.constantFrom(...LOOKALIKES) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom('word', 'x', 'a:b', '#c', 'long-word-here'), { maxLength: 40 }).map((w) => w.join(' ')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom('word', 'x', 'a:b', '#c', 'long-word-here'), { maxLength: 40 })
+      .map((w) => w.join(' ')),
+  },
 );
 const key = fc.oneof(fc.string({ unit: fc.constantFrom(...'aZ09_.-/ '), maxLength: 8 }), tricky);
 const value = fc.letrec((tie) => ({
@@ -67,7 +93,10 @@ describe('YAML codec against Go (sigs.k8s.io/yaml)', function () {
 
   it('writes byte for byte what Go writes, for 3000 generated documents', () => {
     const oracle = buildGoBinary(join(import.meta.dirname, '../../hack/yaml-oracle'), 'yaml-oracle');
-    const docs = fc.sample(fc.dictionary(key, value, { minKeys: 1, maxKeys: 6 }), { numRuns: 3000, seed: 20261129 });
+    const docs = fc.sample(fc.dictionary(key, value, { minKeys: 1, maxKeys: 6 }), {
+      numRuns: 3000,
+      seed: 20261129,
+    });
     const input = docs.map((d) => JSON.stringify(d)).join('\n') + '\n';
     const output = execFileSync(oracle, { input, encoding: 'utf8', maxBuffer: 1 << 28 });
     const results = output

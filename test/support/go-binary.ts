@@ -17,7 +17,8 @@ export function projectCacheDir(...parts: string[]): string {
 function moduleHash(moduleDir: string): string {
   const hash = createHash('sha256');
   for (const name of readdirSync(moduleDir).sort()) {
-    if (name === 'go.mod' || name === 'go.sum' || name.endsWith('.go')) hash.update(name).update(readFileSync(join(moduleDir, name)));
+    if (name === 'go.mod' || name === 'go.sum' || name.endsWith('.go'))
+      hash.update(name).update(readFileSync(join(moduleDir, name)));
   }
   return hash.digest('hex').slice(0, 12);
 }

@@ -1,0 +1,21 @@
+/**
+ * The node agent's own systemd unit. The seed renders it into the OSC and `bootstrap` writes it on
+ * the node; both take it from here (node-agent/ may not import components/).
+ */
+import { PATH } from './well-known/paths.js';
+
+export const NODE_AGENT_UNIT_CONTENT = `[Unit]
+Description=Gardener Node Agent
+After=network-online.target
+
+[Service]
+LimitMEMLOCK=infinity
+ExecStart=${PATH.nodeAgentBinary} --config=${PATH.nodeAgentConfig}
+Restart=always
+RestartSec=5
+
+[Install]
+WantedBy=multi-user.target`;
+
+/** `bootstrap` writes the unit file with this mode (node-side §4 step 2). */
+export const NODE_AGENT_UNIT_FILE_MODE = 0o644;

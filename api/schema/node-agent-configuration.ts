@@ -1,0 +1,352 @@
+/**
+ * NodeAgentConfiguration (nodeagent.config.gardener.cloud/v1alpha1), node-side §3: the typed
+ * config, its wire form (Go's JSON field names, `omitempty` honoured, durations as Go duration
+ * strings, the Kubernetes version as semver text, caBundle as base64), defaulting and validation
+ * with Gardener's field paths. The seed renders it undefaulted, exactly as gardenlet does
+ * (S-TV-10); the node agent decodes, defaults and validates it.
+ */
+import * as z from 'zod';
+import { formatGoDuration, parseGoDuration, seconds } from '../duration.js';
+import { isSupportedKubernetesVersion, unsupportedKubernetesVersionMessage } from '../kubernetes-versions.js';
+import { formatSemVer, parseSemVer, type SemVer } from '../semver.js';
+import { type FieldError, fieldErrorsFromZod } from '../validation/field-error.js';
+import { NAME } from '../well-known/names.js';
+import { PATH } from '../well-known/paths.js';
+import { parseYaml, stringifyYaml } from '../yaml/codec.js';
+import { objectOf, type Strictness } from './strictness.js';
+
+export const NODE_AGENT_CONFIG_API_VERSION = 'nodeagent.config.gardener.cloud/v1alpha1';
+export const NODE_AGENT_CONFIG_KIND = 'NodeAgentConfiguration';
+export const LOG_LEVELS = ['debug', 'info', 'error'] as const;
+export const LOG_FORMATS = ['json', 'text'] as const;
+
+export const NODE_AGENT_DEFAULTS = {
+  logLevel: 'info',
+  logFormat: 'json',
+  contentType: 'application/vnd.kubernetes.protobuf',
+  qps: 50,
+  burst: 100,
+  healthProbesPort: 2751,
+  metricsPort: 2752,
+  oscSyncPeriod: seconds(600),
+  oscSyncJitterPeriod: seconds(300),
+  tokenSyncPeriod: seconds(3600),
+} as const;
+
+export const MIN_SYNC_PERIOD = seconds(15);
+
+/** The token sync every v1.91 configuration must contain: the agent's own access token. */
+export const NODE_AGENT_TOKEN_SYNC = { secretName: NAME.nodeAgent, path: PATH.nodeAgentToken } as const;
+
+export interface ServerEndpoint {
+  bindAddress: string;
+  port: number;
+}
+
+export interface TokenSyncConfig {
+  secretName: string;
+  path: string;
+}
+
+/** The typed configuration. Optional fields are Go's nil/zero values; durations are nanoseconds. */
+export interface NodeAgentConfiguration {
+  clientConnection: {
+    kubeconfig?: string;
+    acceptContentTypes?: string;
+    contentType?: string;
+    qps?: number;
+    burst?: number;
+  };
+  logLevel?: string;
+  logFormat?: string;
+  server: { healthProbes?: ServerEndpoint; metrics?: ServerEndpoint };
+  debugging?: { enableProfiling?: boolean; enableContentionProfiling?: boolean };
+  featureGates?: Record<string, boolean>;
+  apiServer: { server?: string /** base64 of the PEM bundle */; caBundle?: string | null };
+  bootstrap?: { kubeletDataVolumeSize?: number };
+  controllers: {
+    operatingSystemConfig: {
+      syncPeriod?: number;
+      syncJitterPeriod?: number;
+      secretName?: string;
+      kubernetesVersion?: SemVer | null;
+    };
+    token: { syncConfigs?: TokenSyncConfig[]; syncPeriod?: number };
+  };
+}
+
+const goDuration = z.string().transform((text, ctx) => {
+  try {
+    return parseGoDuration(text);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message, input: text });
+    return z.NEVER;
+  }
+});
+
+const semverText = z
+  .string({ error: 'must be a version string such as "1.30.2" (quote it in YAML)' })
+  .transform((text, ctx) => {
+    try {
+      return parseSemVer(text);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message, input: text });
+      return z.NEVER;
+    }
+  });
+
+const base64Text = z
+  .string()
+  .refine((s) => /^[A-Za-z0-9+/\r\n]*={0,2}$/.test(s) && s.replace(/[\r\n]/g, '').length % 4 === 0, {
+    message: 'must be standard base64 with padding',
+  });
+
+/** The wire schema; decoding turns it into the typed configuration. */
+export function nodeAgentConfigurationWireSchema(mode: Strictness) {
+  const o = <S extends z.ZodRawShape>(shape: S) => objectOf(mode, shape);
+  const endpoint = o({
+    bindAddress: z.string().default(''),
+    port: z.number().int().min(0).max(65535).default(0),
+  });
+  return o({
+    apiVersion: z.literal(NODE_AGENT_CONFIG_API_VERSION),
+    kind: z.literal(NODE_AGENT_CONFIG_KIND),
+    clientConnection: o({
+      kubeconfig: z.string().optional(),
+      acceptContentTypes: z.string().optional(),
+      contentType: z.string().optional(),
+      qps: z.number().min(0).optional(),
+      burst: z.number().int().min(0).optional(),
+    }).optional(),
+    logLevel: z.string().optional(),
+    logFormat: z.string().optional(),
+    server: o({ healthProbes: endpoint.optional(), metrics: endpoint.optional() }).optional(),
+    debugging: o({
+      enableProfiling: z.boolean().optional(),
+      enableContentionProfiling: z.boolean().optional(),
+    }).optional(),
+    featureGates: z.record(z.string(), z.boolean()).optional(),
+    apiServer: o({ server: z.string().optional(), caBundle: base64Text.nullable().optional() }).optional(),
+    bootstrap: o({ kubeletDataVolumeSize: z.number().int().min(0).optional() }).optional(),
+    controllers: o({
+      operatingSystemConfig: o({
+        syncPeriod: goDuration.optional(),
+        syncJitterPeriod: goDuration.optional(),
+        secretName: z.string().optional(),
+        kubernetesVersion: semverText.nullable().optional(),
+      }).optional(),
+      token: o({
+        syncConfigs: z
+          .array(o({ secretName: z.string().default(''), path: z.string().default('') }))
+          .optional(),
+        syncPeriod: goDuration.optional(),
+      }).optional(),
+    }).optional(),
+  });
+}
+
+const TolerantWire = nodeAgentConfigurationWireSchema('tolerant');
+
+export type DecodeResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+/** Decodes without defaulting or validating (the Go universal decoder's conversion step). */
+export function nodeAgentConfigurationFromObject(input: unknown): DecodeResult<NodeAgentConfiguration> {
+  const parsed = TolerantWire.safeParse(input);
+  if (!parsed.success) return { ok: false, errors: fieldErrorsFromZod(parsed.error) };
+  const w = parsed.data;
+  const config: NodeAgentConfiguration = {
+    clientConnection: { ...w.clientConnection },
+    server: { ...w.server },
+    apiServer: { ...w.apiServer },
+    controllers: {
+      operatingSystemConfig: { ...w.controllers?.operatingSystemConfig },
+      token: { ...w.controllers?.token },
+    },
+  };
+  if (w.logLevel !== undefined) config.logLevel = w.logLevel;
+  if (w.logFormat !== undefined) config.logFormat = w.logFormat;
+  if (w.debugging !== undefined) config.debugging = w.debugging;
+  if (w.featureGates !== undefined) config.featureGates = w.featureGates;
+  if (w.bootstrap !== undefined) config.bootstrap = w.bootstrap;
+  return { ok: true, value: config };
+}
+
+/** Defaulting as node-side §3.3: existing values are never overwritten; no validation here. */
+export function withNodeAgentDefaults(input: NodeAgentConfiguration): NodeAgentConfiguration {
+  const c = structuredClone(input);
+  const d = NODE_AGENT_DEFAULTS;
+  c.logLevel ||= d.logLevel;
+  c.logFormat ||= d.logFormat;
+  c.clientConnection.contentType ||= d.contentType;
+  c.clientConnection.qps ||= d.qps;
+  c.clientConnection.burst ||= d.burst;
+  c.server.healthProbes ??= { bindAddress: '', port: 0 };
+  c.server.healthProbes.port ||= d.healthProbesPort;
+  c.server.metrics ??= { bindAddress: '', port: 0 };
+  c.server.metrics.port ||= d.metricsPort;
+  const osc = c.controllers.operatingSystemConfig;
+  osc.syncPeriod ??= d.oscSyncPeriod;
+  osc.syncJitterPeriod ??= d.oscSyncJitterPeriod;
+  c.controllers.token.syncPeriod ??= d.tokenSyncPeriod;
+  return c;
+}
+
+const OSC_PATH = 'controllers.operatingSystemConfig';
+const TOKEN_PATH = 'controllers.token';
+
+function validatePeriod(value: number | undefined, field: string): FieldError[] {
+  if (value === undefined || value < MIN_SYNC_PERIOD) {
+    const shown = value === undefined ? undefined : formatGoDuration(value);
+    return [{ type: 'Invalid', field, value: shown, detail: 'must be at least 15s' }];
+  }
+  return [];
+}
+
+function validateTokenSyncConfigs(configs: readonly TokenSyncConfig[] | undefined): FieldError[] {
+  const errors: FieldError[] = [];
+  const seenPaths = new Set<string>();
+  (configs ?? []).forEach((sync, i) => {
+    const at = `${TOKEN_PATH}.syncConfigs[${i}]`;
+    if (!sync.secretName)
+      errors.push({ type: 'Required', field: `${at}.secretName`, detail: 'must provide a secret name' });
+    if (!sync.path) {
+      errors.push({ type: 'Required', field: `${at}.path`, detail: 'must provide a path' });
+    } else if (seenPaths.has(sync.path)) {
+      errors.push({
+        type: 'Duplicate',
+        field: `${at}.path`,
+        value: sync.path,
+        detail: 'path is used by another sync config',
+      });
+    }
+    seenPaths.add(sync.path);
+  });
+  const hasOwnToken = (configs ?? []).some(
+    (s) => s.secretName === NODE_AGENT_TOKEN_SYNC.secretName && s.path === NODE_AGENT_TOKEN_SYNC.path,
+  );
+  if (!hasOwnToken) {
+    errors.push({
+      type: 'Required',
+      field: `${TOKEN_PATH}.syncConfigs`,
+      detail: `must contain an entry for secret ${NODE_AGENT_TOKEN_SYNC.secretName} with path ${NODE_AGENT_TOKEN_SYNC.path}`,
+    });
+  }
+  return errors;
+}
+
+/** Validation as node-side §3.4, with the same field paths and error types. */
+export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): FieldError[] {
+  const errors: FieldError[] = [];
+  if (c.logLevel && !(LOG_LEVELS as readonly string[]).includes(c.logLevel)) {
+    errors.push({
+      type: 'NotSupported',
+      field: 'logLevel',
+      value: c.logLevel,
+      detail: `supported values: ${LOG_LEVELS.join(', ')}`,
+    });
+  }
+  if (c.logFormat && !(LOG_FORMATS as readonly string[]).includes(c.logFormat)) {
+    errors.push({
+      type: 'NotSupported',
+      field: 'logFormat',
+      value: c.logFormat,
+      detail: `supported values: ${LOG_FORMATS.join(', ')}`,
+    });
+  }
+  for (const gate of Object.keys(c.featureGates ?? {})) {
+    errors.push({
+      type: 'NotSupported',
+      field: `featureGates.${gate}`,
+      detail: 'the node agent registers no feature gates',
+    });
+  }
+  const osc = c.controllers.operatingSystemConfig;
+  if (!osc.secretName) {
+    errors.push({
+      type: 'Required',
+      field: `${OSC_PATH}.secretName`,
+      detail: 'must provide the name of the OSC secret',
+    });
+  }
+  errors.push(...validatePeriod(osc.syncPeriod, `${OSC_PATH}.syncPeriod`));
+  if (!osc.kubernetesVersion) {
+    errors.push({
+      type: 'Required',
+      field: `${OSC_PATH}.kubernetesVersion`,
+      detail: 'must provide a supported kubernetes version',
+    });
+  } else if (!isSupportedKubernetesVersion(osc.kubernetesVersion)) {
+    const text = formatSemVer(osc.kubernetesVersion);
+    errors.push({
+      type: 'Invalid',
+      field: `${OSC_PATH}.kubernetesVersion`,
+      value: text,
+      detail: unsupportedKubernetesVersionMessage(text),
+    });
+  }
+  errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs));
+  errors.push(...validatePeriod(c.controllers.token.syncPeriod, `${TOKEN_PATH}.syncPeriod`));
+  return errors;
+}
+
+/** Read a config file's text as the node agent does: decode, default, validate. */
+export function loadNodeAgentConfiguration(text: string): DecodeResult<NodeAgentConfiguration> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    return { ok: false, errors: [{ type: 'Invalid', field: '', detail: (e as Error).message }] };
+  }
+  const decoded = nodeAgentConfigurationFromObject(raw);
+  if (!decoded.ok) return decoded;
+  const config = withNodeAgentDefaults(decoded.value);
+  const errors = validateNodeAgentConfiguration(config);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: config };
+}
+
+function durationText(value: number | undefined): string | undefined {
+  return value === undefined ? undefined : formatGoDuration(value);
+}
+
+/** The Go-shaped object: non-omitempty zero values present, omitempty ones left out. */
+export function nodeAgentConfigurationToWire(c: NodeAgentConfiguration): Record<string, unknown> {
+  const osc = c.controllers.operatingSystemConfig;
+  const token = c.controllers.token;
+  const endpoint = (e: ServerEndpoint | undefined) => e && { bindAddress: e.bindAddress, port: e.port };
+  return {
+    apiVersion: NODE_AGENT_CONFIG_API_VERSION,
+    kind: NODE_AGENT_CONFIG_KIND,
+    apiServer: { server: c.apiServer.server ?? '', caBundle: c.apiServer.caBundle ?? null },
+    bootstrap: c.bootstrap && { kubeletDataVolumeSize: c.bootstrap.kubeletDataVolumeSize },
+    clientConnection: {
+      acceptContentTypes: c.clientConnection.acceptContentTypes ?? '',
+      burst: c.clientConnection.burst ?? 0,
+      contentType: c.clientConnection.contentType ?? '',
+      kubeconfig: c.clientConnection.kubeconfig ?? '',
+      qps: c.clientConnection.qps ?? 0,
+    },
+    controllers: {
+      operatingSystemConfig: {
+        syncPeriod: durationText(osc.syncPeriod),
+        syncJitterPeriod: durationText(osc.syncJitterPeriod),
+        secretName: osc.secretName ?? '',
+        kubernetesVersion: osc.kubernetesVersion ? formatSemVer(osc.kubernetesVersion) : null,
+      },
+      token: {
+        syncConfigs: token.syncConfigs?.length ? token.syncConfigs.map((s) => ({ ...s })) : undefined,
+        syncPeriod: durationText(token.syncPeriod),
+      },
+    },
+    debugging: c.debugging && { ...c.debugging },
+    featureGates:
+      c.featureGates && Object.keys(c.featureGates).length > 0 ? { ...c.featureGates } : undefined,
+    logFormat: c.logFormat ?? '',
+    logLevel: c.logLevel ?? '',
+    server: { healthProbes: endpoint(c.server.healthProbes), metrics: endpoint(c.server.metrics) },
+  };
+}
+
+/** The bytes gardenlet writes into `/var/lib/gardener-node-agent/config.yaml` (S-TV-10). */
+export function encodeNodeAgentConfiguration(c: NodeAgentConfiguration): string {
+  return stringifyYaml(nodeAgentConfigurationToWire(c));
+}

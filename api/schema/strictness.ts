@@ -1,0 +1,24 @@
+/**
+ * Strict out, tolerant in: what we render is checked with strict objects (an unknown field is a bug
+ * of ours), what we read from others (a newer gardenlet, a Shoot with fields we do not model) with
+ * objects that drop unknown fields. Every schema is built once per mode from the same shape.
+ */
+import * as z from 'zod';
+
+export type Strictness = 'strict' | 'tolerant';
+
+export function objectOf<S extends z.ZodRawShape>(mode: Strictness, shape: S): z.ZodObject<S, z.core.$strip> {
+  return (mode === 'strict' ? z.strictObject(shape) : z.object(shape)) as unknown as z.ZodObject<
+    S,
+    z.core.$strip
+  >;
+}
+
+export const PRESERVE_UNKNOWN_FIELDS = 'x-kubernetes-preserve-unknown-fields';
+
+/** An embedded or raw object (RawExtension): kept as it is, never pruned by the API server. */
+export function rawObject(description?: string) {
+  return z
+    .record(z.string(), z.unknown())
+    .meta({ [PRESERVE_UNKNOWN_FIELDS]: true, ...(description ? { description } : {}) });
+}

@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import { decodeOperatingSystemConfig, decodeWith } from '../../api/decode.js';
+import { hostPathProblem } from '../../api/schema/host-path.js';
+import { StrictOsc, TolerantOsc } from '../../api/schema/operating-system-config.js';
+import { stringifyYaml } from '../../api/yaml/codec.js';
+
+const osc = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'extensions.gardener.cloud/v1alpha1',
+  kind: 'OperatingSystemConfig',
+  metadata: { name: 'gardener-node-agent-pool-88db5-gardenlinux-original' },
+  spec: { type: 'gardenlinux', purpose: 'reconcile', ...spec },
+  ...extra,
+});
+
+const UNIT = {
+  name: 'kubelet.service',
+  command: 'start',
+  enable: true,
+  content: '[Unit]\n',
+  filePaths: ['/var/lib/kubelet/config/kubelet'],
+};
+const FILE = {
+  path: '/var/lib/kubelet/config/kubelet',
+  permissions: 0o644,
+  content: { inline: { encoding: 'b64', data: 'eA==' } },
+};
+
+describe('OperatingSystemConfig schema', () => {
+  it('accepts a full OSC in both modes', () => {
+    const value = osc(
+      {
+        criConfig: { name: 'containerd' },
+        providerConfig: { apiVersion: 'x/v1', anything: { goes: [1] } },
+        reloadConfigFilePath: '/var/lib/cloud-config-downloader/downloads/cloud_config',
+        units: [{ ...UNIT, dropIns: [{ name: '10-x.conf', content: '[Service]\n' }] }],
+        files: [
+          FILE,
+          {
+            path: '/opt/bin/kubelet',
+            permissions: 0o755,
+            content: { imageRef: { image: 'hyperkube:v1.28.2', filePathInImage: '/kubelet' } },
+          },
+        ],
+      },
+      {
+        status: {
+          extensionUnits: [{ name: 'x.service' }],
+          cloudConfig: { secretRef: { name: 'cc', namespace: 'ns' } },
+          observedGeneration: 2,
+        },
+      },
+    );
+    expect(decodeWith(StrictOsc.OperatingSystemConfig, value).ok).to.equal(true);
+    expect(decodeWith(TolerantOsc.OperatingSystemConfig, value).ok).to.equal(true);
+  });
+
+  it('strict mode rejects fields we do not render; tolerant mode ignores them (a newer gardenlet)', () => {
+    const value = osc({ units: [{ ...UNIT, futureKnob: true }], inPlaceUpdates: { os: '1' } });
+    const strict = decodeWith(StrictOsc.OperatingSystemConfig, value);
+    expect(strict.ok).to.equal(false);
+    if (!strict.ok)
+      expect(strict.errors.map((e) => `${e.type} ${e.field}`)).to.have.members([
+        'Forbidden spec',
+        'Forbidden spec.units[0]',
+      ]);
+    const tolerant = decodeWith(TolerantOsc.OperatingSystemConfig, value);
+    expect(tolerant.ok).to.equal(true);
+    if (tolerant.ok) expect(tolerant.value.spec.units?.[0]).not.to.have.property('futureKnob');
+  });
+
+  it('rejects the whole OSC for one bad path, naming it', () => {
+    const r = decodeOperatingSystemConfig(
+      stringifyYaml(osc({ files: [FILE, { ...FILE, path: '/etc/../etc/shadow' }] })),
+    );
+    expect(r.ok).to.equal(false);
+    if (!r.ok)
+      expect(r.errors).to.deep.equal([
+        { type: 'Invalid', field: 'spec.files[1].path', detail: 'must not contain ".." segments' },
+      ]);
+  });
+
+  it('rejects unit names that would escape /etc/systemd/system', () => {
+    const r = decodeWith(TolerantOsc.OperatingSystemConfig, osc({ units: [{ name: '../../bin/evil' }] }));
+    expect(r.ok).to.equal(false);
+    if (!r.ok) expect(r.errors[0]).to.deep.include({ field: 'spec.units[0].name' });
+    const d = decodeWith(
+      TolerantOsc.OperatingSystemConfig,
+      osc({ units: [{ name: 'x.service', dropIns: [{ name: 'a/b', content: '' }] }] }),
+    );
+    expect(d.ok).to.equal(false);
+  });
+
+  it('rejects an unknown encoding with the node agent message', () => {
+    const r = decodeWith(
+      TolerantOsc.OperatingSystemConfig,
+      osc({ files: [{ path: '/x', content: { inline: { encoding: 'gzip', data: '' } } }] }),
+    );
+    expect(r.ok).to.equal(false);
+    if (!r.ok)
+      expect(r.errors[0]).to.deep.include({
+        field: 'spec.files[0].content.inline.encoding',
+        detail: 'invalid file codec id "gzip"',
+      });
+  });
+
+  it('rejects unknown purposes and commands', () => {
+    expect(decodeWith(TolerantOsc.OperatingSystemConfig, osc({ purpose: 'other' })).ok).to.equal(false);
+    expect(
+      decodeWith(TolerantOsc.OperatingSystemConfig, osc({ units: [{ name: 'a', command: 'reload' }] })).ok,
+    ).to.equal(false);
+  });
+
+  it('checks host paths: absolute, normalised, no .., no NUL', () => {
+    expect(hostPathProblem('/var/lib/kubelet/config/kubelet')).to.equal(undefined);
+    expect(hostPathProblem('relative/path')).to.match(/absolute/);
+    expect(hostPathProblem('/a//b')).to.match(/normalised/);
+    expect(hostPathProblem('/a/./b')).to.match(/normalised/);
+    expect(hostPathProblem('/a/../b')).to.match(/\.\./);
+    expect(hostPathProblem('/a\0b')).to.match(/NUL/);
+    expect(hostPathProblem('/a/')).to.match(/directory/);
+    expect(hostPathProblem('/')).to.match(/directory/);
+  });
+
+  it('reports a YAML syntax error as an error of the document', () => {
+    const r = decodeOperatingSystemConfig('spec: [');
+    expect(r.ok).to.equal(false);
+    if (!r.ok) expect(r.errors[0]).to.deep.include({ type: 'Invalid', field: '' });
+  });
+});

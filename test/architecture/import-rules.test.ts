@@ -1,0 +1,86 @@
+/**
+ * The layering of ARCHITECTURE.md, enforced: api <- runtime <- node-agent; api <- components <-
+ * charts <- controllers <- cli (controllers may also use runtime). The node agent never imports
+ * seed code, so it bundles small; node-agent/ and what it imports stay CommonJS-bundle safe
+ * (no top-level await, no import.meta), because Node 20 single executables run only CommonJS.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect } from 'chai';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const ALLOWED: Record<string, readonly string[]> = {
+  api: [],
+  runtime: ['api'],
+  'node-agent': ['api', 'runtime'],
+  components: ['api'],
+  charts: ['api', 'components'],
+  controllers: ['api', 'runtime', 'components', 'charts'],
+  cli: ['api', 'runtime', 'components', 'charts', 'controllers'],
+};
+
+const BUNDLE_SAFE = ['api', 'runtime', 'node-agent'];
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'dist') return [];
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function importsOf(source: string): string[] {
+  return [...source.matchAll(IMPORT)].map((m) => m[1] ?? m[2]!).filter(Boolean);
+}
+
+function layerOf(file: string): string | undefined {
+  return relative(ROOT, file).split('/')[0];
+}
+
+describe('architecture', () => {
+  const files = Object.keys(ALLOWED).flatMap((layer) => sourceFiles(join(ROOT, layer)));
+
+  it('finds the layers it checks', () => {
+    expect(files.some((f) => layerOf(f) === 'api')).to.equal(true);
+  });
+
+  it('imports only across the boundaries ARCHITECTURE.md allows', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const layer = layerOf(file)!;
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const target = layerOf(resolve(dirname(file), spec));
+        if (target === undefined || target === layer) continue;
+        if (!ALLOWED[layer]!.includes(target))
+          violations.push(`${relative(ROOT, file)} imports ${spec} (${layer} -> ${target})`);
+      }
+    }
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('keeps the node agent and what it imports free of top-level await and import.meta', () => {
+    const violations: string[] = [];
+    for (const file of files.filter((f) => BUNDLE_SAFE.includes(layerOf(f)!))) {
+      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      if (source.includes('import.meta')) violations.push(`${relative(ROOT, file)} uses import.meta`);
+      if (/^await\s|^(const|let|var)\s[^=]+=\s*await\s/m.test(source))
+        violations.push(`${relative(ROOT, file)} uses top-level await`);
+    }
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('detects a violation (the check can fail)', () => {
+    expect(
+      importsOf("import { x } from '../components/kubelet.js';\nconst y = await import('../charts/a.js');"),
+    ).to.deep.equal(['../components/kubelet.js', '../charts/a.js']);
+    expect(ALLOWED.api).to.deep.equal([]);
+    expect(ALLOWED['node-agent']).not.to.include('components');
+  });
+});

@@ -1,0 +1,21 @@
+/** `gardener-osc crds`: the CustomResourceDefinitions a seed needs for the objects we write. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { CRD_FILES, renderCrdFile } from '../api/crds.js';
+
+export function addCrdsCommand(program: Command): void {
+  program
+    .command('crds')
+    .description('print the CRDs of OperatingSystemConfig, Cluster and ManagedResource (multi-document YAML)')
+    .option('--output <dir>', 'write one file per CRD into this directory instead of stdout')
+    .action((options: { output?: string }) => {
+      const names = Object.keys(CRD_FILES);
+      if (options.output) {
+        mkdirSync(options.output, { recursive: true });
+        for (const name of names) writeFileSync(join(options.output, name), renderCrdFile(name));
+        return;
+      }
+      process.stdout.write(names.map((name) => renderCrdFile(name)).join('---\n'));
+    });
+}

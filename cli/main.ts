@@ -1,0 +1,42 @@
+/** `gardener-osc`: the seed-side command line. Usage errors exit 2, failures 1. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { addCrdsCommand } from './crds-command.js';
+import { EXIT, UsageError } from './exit-codes.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('gardener-osc')
+    .description("Gardener's node configuration, seed side: renders and reconciles OperatingSystemConfigs")
+    .version(packageVersion())
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  addCrdsCommand(program);
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    if (e instanceof UsageError) {
+      process.stderr.write(`gardener-osc: ${e.message}\n`);
+      return EXIT.badInput;
+    }
+    process.stderr.write(`gardener-osc: ${(e as Error).stack ?? String(e)}\n`);
+    return EXIT.failed;
+  }
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  process.exitCode = await main(process.argv.slice(2));
+}

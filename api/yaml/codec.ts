@@ -22,6 +22,11 @@ export class YamlSyntaxError extends Error {
   }
 }
 
+/** Defines a key as data even when it is `__proto__`, which plain assignment would turn into a prototype. */
+function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * Turns any JSON-serialisable value into the plain tree the emitter accepts, with JSON's rules:
  * undefined object fields vanish, undefined array items become null, toJSON() is honoured.
@@ -44,7 +49,7 @@ export function toYamlValue(value: unknown, path = '$'): YamlValue {
         return value.map((item, i) => (item === undefined ? null : toYamlValue(item, `${path}[${i}]`)));
       const out: { [key: string]: YamlValue } = {};
       for (const [key, item] of Object.entries(value as object)) {
-        if (item !== undefined) out[key] = toYamlValue(item, `${path}.${key}`);
+        if (item !== undefined) setOwn(out, key, toYamlValue(item, `${path}.${key}`));
       }
       return out;
     }
@@ -92,7 +97,7 @@ function nodeValue(node: unknown, doc: Document.Parsed, budget: { aliases: numbe
     for (const pair of node.items) {
       const key = keyText(nodeValue(pair.key, doc, budget));
       if (Object.hasOwn(out, key)) throw new YamlSyntaxError(`duplicate key ${JSON.stringify(key)}`);
-      out[key] = nodeValue(pair.value, doc, budget);
+      setOwn(out, key, nodeValue(pair.value, doc, budget));
     }
     return out;
   }

@@ -183,6 +183,15 @@ function toScalar(value: null | boolean | number | string): Scalar {
   return stringScalar(value);
 }
 
+/**
+ * go-yaml's key comparison is not transitive on some key sets (`80 ` < `8A` < `9` < `80 `); there
+ * Go's order follows its random map iteration. Sorting a canonical (byte-ordered) list with a
+ * stable sort makes ours depend on the set of keys only, and equal to Go's wherever Go's is fixed.
+ */
+function sortKeysGoYamlWay(keys: string[]): string[] {
+  return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).sort(compareGoYamlKeys);
+}
+
 function isCollection(value: YamlValue): value is YamlValue[] | { [key: string]: YamlValue } {
   return value !== null && typeof value === 'object';
 }
@@ -285,7 +294,7 @@ class GoYamlEmitter {
 
   private blockMapping(map: { [key: string]: YamlValue }): void {
     this.increaseIndent(false, false);
-    const keys = Object.keys(map).sort(compareGoYamlKeys);
+    const keys = sortKeysGoYamlWay(Object.keys(map));
     for (const key of keys) {
       this.writeIndent();
       const keyScalar = stringScalar(key);

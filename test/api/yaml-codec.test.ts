@@ -207,6 +207,14 @@ describe('YAML codec', () => {
       }
     });
 
+    it('reads a __proto__ key as data, never as a prototype', () => {
+      const value = parseYaml('__proto__: {polluted: true}\n') as Record<string, unknown>;
+      expect(Object.getPrototypeOf(value)).to.equal(Object.prototype);
+      expect(Object.keys(value)).to.deep.equal(['__proto__']);
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+      expect(stringifyYaml(value)).to.equal('__proto__:\n  polluted: true\n');
+    });
+
     it('rejects duplicate keys', () => {
       expect(() => parseYaml('a: 1\na: 2\n')).to.throw(YamlSyntaxError);
     });

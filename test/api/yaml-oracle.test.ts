@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseYaml, stringifyYaml } from '../../api/yaml/codec.js';
+import { goYamlKeyLess } from '../../api/yaml/go-yaml-key-order.js';
 import { buildGoBinary } from '../support/go-binary.js';
 
 const CHARS = [
@@ -88,6 +89,21 @@ const value = fc.letrec((tie) => ({
   ),
 })).node;
 
+/** Whether go-yaml's key comparison orders every map of the value totally (else Go's order is random). */
+function goKeyOrderIsFixed(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(goKeyOrderIsFixed);
+  if (value === null || typeof value !== 'object') return true;
+  const keys = Object.keys(value);
+  for (const a of keys)
+    for (const b of keys) if (a !== b && goYamlKeyLess(a, b) === goYamlKeyLess(b, a)) return false;
+  for (const a of keys)
+    for (const b of keys)
+      for (const c of keys) {
+        if (goYamlKeyLess(a, b) && goYamlKeyLess(b, c) && !goYamlKeyLess(a, c)) return false;
+      }
+  return Object.values(value).every(goKeyOrderIsFixed);
+}
+
 describe('YAML codec against Go (sigs.k8s.io/yaml)', function () {
   this.timeout(180_000);
 
@@ -119,6 +135,8 @@ describe('YAML codec against Go (sigs.k8s.io/yaml)', function () {
         }
         continue;
       }
+      // Where go-yaml's key comparison is cyclic, Go's order follows its random map iteration.
+      if (!goKeyOrderIsFixed(value)) continue;
       compared++;
       expect(ours, `document ${i}: ${JSON.stringify(doc)}`).to.equal(go.yaml);
     }

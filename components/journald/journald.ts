@@ -1,0 +1,14 @@
+/**
+ * Caps the journal's age (seed-side §3.6): one file per day, kept two weeks. No unit: journald
+ * reads the file on its next start, and restarting it would lose in-flight log lines.
+ */
+import { type Component, MODE, plain } from '../component.js';
+
+export const JOURNALD_CONFIG_PATH = '/etc/systemd/journald.conf';
+
+const CONTENT = '[Journal]\nMaxFileSec=24h\nMaxRetentionSec=14day\n';
+
+export const journald: Component = () => ({
+  units: [],
+  files: [{ path: JOURNALD_CONFIG_PATH, permissions: MODE.rw, content: plain(CONTENT) }],
+});

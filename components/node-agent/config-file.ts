@@ -1,0 +1,16 @@
+/** The config file the node agent reads (`Files(config)` of seed-side §5.1): 0600, base64 YAML. */
+import {
+  encodeNodeAgentConfiguration,
+  type NodeAgentConfiguration,
+  type OscFile,
+  PATH,
+} from '../../api/index.js';
+import { b64, MODE } from '../component.js';
+
+export function nodeAgentConfigFile(config: NodeAgentConfiguration): OscFile {
+  return {
+    path: PATH.nodeAgentConfig,
+    permissions: MODE.secret,
+    content: b64(encodeNodeAgentConfiguration(config)),
+  };
+}

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { journald } from '../../components/journald/journald.js';
+import { componentContext, expectComponentGolden } from './support.js';
+
+describe('components/journald (seed-side §3.6, S-TV-17)', () => {
+  it('writes journald.conf as plain text and no unit', () => {
+    expect(journald(componentContext())).to.deep.equal({
+      units: [],
+      files: [
+        {
+          path: '/etc/systemd/journald.conf',
+          permissions: 420,
+          content: { inline: { encoding: '', data: '[Journal]\nMaxFileSec=24h\nMaxRetentionSec=14day\n' } },
+        },
+      ],
+    });
+  });
+
+  it('is the same with and without the node agent', () => {
+    expect(journald(componentContext({ useGardenerNodeAgent: false }))).to.deep.equal(
+      journald(componentContext()),
+    );
+  });
+
+  it('matches the golden file', () => {
+    expectComponentGolden('journald', journald(componentContext()));
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { addCrdsCommand } from './crds-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { addRenderCommand } from './render-command.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
+  addRenderCommand(program);
   addCrdsCommand(program);
   return program;
 }

@@ -1,0 +1,75 @@
+/** The shoot RBAC the node agents need (seed-side §5.2), exactly as gardenlet ships it. */
+import { NAME, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const SA_SUBJECT = { kind: 'ServiceAccount', name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM };
+
+function bootstrapBinding(name: string, group: string) {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name, creationTimestamp: null },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
+    subjects: [{ apiGroup: RBAC_GROUP, kind: 'Group', name: group }],
+  };
+}
+
+export function nodeAgentRbac(oscSecretNames: readonly string[]): Record<string, unknown>[] {
+  return [
+    {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: NAME.nodeAgent, creationTimestamp: null },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['nodes', 'nodes/status'],
+          verbs: ['get', 'list', 'watch', 'patch', 'update'],
+        },
+        {
+          apiGroups: [''],
+          resources: ['events'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'],
+        },
+      ],
+    },
+    {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: NAME.nodeAgent, creationTimestamp: null },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: NAME.nodeAgent },
+      subjects: [SA_SUBJECT],
+    },
+    {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'Role',
+      metadata: { name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM, creationTimestamp: null },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['secrets'],
+          resourceNames: [NAME.nodeAgent, NAME.valitail, ...oscSecretNames],
+          verbs: ['get', 'list', 'watch'],
+        },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['get', 'list', 'watch', 'create', 'update'],
+        },
+      ],
+    },
+    {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM, creationTimestamp: null },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: NAME.nodeAgent },
+      subjects: [{ kind: 'Group', name: 'system:bootstrappers' }, SA_SUBJECT],
+    },
+    bootstrapBinding('system:node-bootstrapper', 'system:bootstrappers'),
+    bootstrapBinding(
+      'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+      'system:bootstrappers',
+    ),
+    bootstrapBinding('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', 'system:nodes'),
+  ];
+}

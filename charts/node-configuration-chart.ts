@@ -1,0 +1,33 @@
+/**
+ * The cdk8s chart of one shoot's node configuration: every rendered object as an ApiObject with
+ * its explicit Gardener name (no cdk8s hash suffixes), for cdk8s users (`cdk8s synth`). The bytes
+ * of record come from `gardener-osc render`, which serialises `toJson()` through api/'s codec.
+ */
+import { ApiObject, Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
+import {
+  type NodeConfigurationInput,
+  type RenderedObject,
+  renderNodeConfiguration,
+} from './node-configuration.js';
+
+export type RenderTarget = 'seed' | 'shoot';
+
+export class NodeConfigurationChart extends Chart {
+  readonly warnings: readonly string[];
+
+  constructor(scope: Construct, id: string, input: NodeConfigurationInput & { target: RenderTarget }) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const rendered = renderNodeConfiguration(input);
+    this.warnings = rendered.warnings;
+    rendered[input.target].forEach((object: RenderedObject, i) => {
+      const { apiVersion, kind, metadata, ...rest } = object as RenderedObject & Record<string, unknown>;
+      new ApiObject(this, `${i}-${kind}-${metadata.namespace ?? ''}-${metadata.name}`, {
+        apiVersion,
+        kind,
+        metadata: metadata as never,
+        ...rest,
+      });
+    });
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Everything gardenlet renders for the node configuration of one shoot, as plain objects: the
+ * seed side (shoot-access secrets, the OSC pair per worker pool, ManagedResource
+ * `shoot-gardener-node-agent` with its secrets) and the shoot side (what that ManagedResource puts
+ * into the shoot: one OSC secret per pool and the node agents' RBAC).
+ */
+import { type Cluster, type Instant, LABEL, NAME, type OperatingSystemConfig } from '../api/index.js';
+import { managedResource, managedResourceSecret, registryData } from './managed-resource/managed-resource.js';
+import { oscSecret, type SeedSecretData, type ShootSecret } from './managed-resource/osc-secret.js';
+import { nodeAgentRbac } from './managed-resource/rbac.js';
+import { oscContents } from './operating-system-config/osc-contents.js';
+import { oscObject } from './operating-system-config/osc-object.js';
+import { shootAccessSecrets } from './shoot-access.js';
+import type { RenderValues } from './values/render-values.js';
+import { shootValues, workerPoolContext } from './values/worker-pool-context.js';
+
+export interface NodeConfigurationInput {
+  readonly cluster: Cluster;
+  readonly values: RenderValues;
+  readonly useGardenerNodeAgent: boolean;
+  /** Legacy (cloud-config-downloader) nodes remain; implied when the gate is off. */
+  readonly legacyNodes: boolean;
+  readonly now: Instant;
+  /** Reconcile OSCs as the OS extension left them (with status); default: as rendered, status empty. */
+  readonly reconciledOscs?: ReadonlyMap<string, OperatingSystemConfig>;
+}
+
+/** Any Kubernetes object we render. */
+export interface RenderedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly labels?: Record<string, string>;
+  };
+}
+
+export interface NodeConfiguration {
+  readonly seed: RenderedObject[];
+  readonly shoot: RenderedObject[];
+  /** Things the render could not do, to tell the user. */
+  readonly warnings: string[];
+}
+
+export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConfiguration {
+  const { cluster, values, useGardenerNodeAgent, now } = input;
+  const shoot = shootValues(cluster, values, useGardenerNodeAgent);
+  const legacyNodes = input.legacyNodes || !useGardenerNodeAgent;
+  const seed: RenderedObject[] = [
+    ...shootAccessSecrets({
+      namespace: shoot.namespace,
+      useGardenerNodeAgent,
+      legacyNodes,
+      nodeLogging: values.nodeLogging ?? false,
+    }),
+  ];
+  const warnings: string[] = [];
+  if (shoot.maxDelay.source === 'rejected' || shoot.maxDelay.source === 'ignored')
+    warnings.push(shoot.maxDelay.reason);
+  const resolve: SeedSecretData = (name, dataKey) =>
+    name === shoot.clusterCa.secretName && dataKey === 'bundle.crt' ? shoot.clusterCa.bundle : undefined;
+
+  const oscSecrets: ShootSecret[] = [];
+  const poolSecrets: RenderedObject[] = [];
+  for (const worker of cluster.shoot.spec.provider.workers.filter((w) => w.machine.image)) {
+    const ctx = workerPoolContext(cluster, values, shoot, worker);
+    const inputs = { ctx, worker, clusterCa: shoot.clusterCa };
+    const provision = oscObject(
+      ctx,
+      worker,
+      'provision',
+      oscContents('provision', inputs),
+      shoot.namespace,
+      now,
+    );
+    const reconcile = oscObject(
+      ctx,
+      worker,
+      'reconcile',
+      oscContents('reconcile', inputs),
+      shoot.namespace,
+      now,
+    );
+    seed.push(provision, reconcile);
+    if (!useGardenerNodeAgent) continue;
+    const reconciled = input.reconciledOscs?.get(reconcile.metadata.name ?? '') ?? reconcile;
+    const secret = oscSecret(reconciled, ctx.key, worker.name, resolve);
+    oscSecrets.push(secret);
+    poolSecrets.push(
+      managedResourceSecret(
+        NAME.managedResourceNodeAgent,
+        `${NAME.managedResourceNodeAgent}-${worker.name}`,
+        shoot.namespace,
+        registryData([secret]),
+      ),
+    );
+  }
+
+  const shootObjects: RenderedObject[] = [];
+  if (useGardenerNodeAgent) {
+    const rbac = nodeAgentRbac(oscSecrets.map((s) => s.metadata.name));
+    const rbacSecret = managedResourceSecret(
+      NAME.managedResourceNodeAgent,
+      NAME.rbacLogicalNodeAgent,
+      shoot.namespace,
+      registryData(rbac),
+    );
+    const secrets = [...poolSecrets, rbacSecret];
+    seed.push(
+      ...secrets,
+      managedResource(
+        NAME.managedResourceNodeAgent,
+        shoot.namespace,
+        secrets.map((s) => s.metadata.name ?? ''),
+      ),
+    );
+    // what gardener-resource-manager writes into the shoot: the objects with the injected labels
+    const injected = (o: RenderedObject): RenderedObject => {
+      const metadata = o.metadata as { labels?: Record<string, string> };
+      return { ...o, metadata: { ...metadata, labels: { ...metadata.labels, [LABEL.noCleanup]: 'true' } } };
+    };
+    shootObjects.push(...oscSecrets.map(injected), ...(rbac as unknown as RenderedObject[]).map(injected));
+  }
+  if (legacyNodes) {
+    warnings.push(
+      `ManagedResource ${NAME.managedResourceLegacy} (the legacy executor for cloud-config-downloader nodes) is not rendered by this version`,
+    );
+  }
+  return { seed, shoot: shootObjects, warnings };
+}

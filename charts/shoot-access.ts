@@ -1,0 +1,25 @@
+/** The seed's shoot-access secrets for node configuration (seed-side §8.1). */
+import {
+  DOWNLOADER_ACCESS,
+  NODE_AGENT_ACCESS,
+  type ShootAccessSecret,
+  shootAccessSecret,
+  VALITAIL_ACCESS,
+} from '../api/index.js';
+
+export interface ShootAccessInputs {
+  readonly namespace: string;
+  readonly useGardenerNodeAgent: boolean;
+  /** Legacy nodes remain (gate off, or a migration still running). */
+  readonly legacyNodes: boolean;
+  readonly nodeLogging: boolean;
+}
+
+export function shootAccessSecrets(i: ShootAccessInputs): ShootAccessSecret[] {
+  const secrets: ShootAccessSecret[] = [];
+  if (i.legacyNodes) secrets.push(shootAccessSecret({ ...DOWNLOADER_ACCESS, namespace: i.namespace }));
+  if (i.useGardenerNodeAgent)
+    secrets.push(shootAccessSecret({ ...NODE_AGENT_ACCESS, namespace: i.namespace }));
+  if (i.nodeLogging) secrets.push(shootAccessSecret({ ...VALITAIL_ACCESS, namespace: i.namespace }));
+  return secrets;
+}

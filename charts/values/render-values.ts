@@ -1,0 +1,57 @@
+/**
+ * What rendering needs besides the Cluster: what gardenlet reads from its secrets manager, its
+ * image vector and its own configuration (seed-side §9.1–9.2). Given as `--values FILE`; every
+ * field has a documented default, so `gardener-osc render` works on a Cluster alone.
+ */
+import * as z from 'zod';
+
+export const RenderValuesSchema = z.strictObject({
+  /** `https://api.<internal domain>`; default derived from the shoot's technical ID. */
+  apiServerUrl: z.url({ protocol: /^https$/ }).optional(),
+  caBundles: z
+    .strictObject({
+      /** The cluster CA (`ca` secret, `bundle.crt`). */
+      cluster: z.string().min(1),
+      /** Name of the secret holding it; the legacy downloader references it. */
+      clusterSecretName: z.string().min(1),
+      /** The kubelet CA (`ca-kubelet` secret, `bundle.crt`). */
+      kubelet: z.string().min(1),
+    })
+    .optional(),
+  /** Current (then old) SSH public keys of the `ssh-keypair` secrets. */
+  sshPublicKeys: z.array(z.string().min(1)).optional(),
+  images: z
+    .strictObject({
+      nodeAgent: z.string().min(1).optional(),
+      hyperkubeRepository: z.string().min(1).optional(),
+      pauseContainer: z.string().min(1).optional(),
+      valitail: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** Node logging (valitail), as gardenlet's shootNodeLogging decides. */
+  nodeLogging: z.boolean().optional(),
+  /** CoreDNS service IP; default: the 10th address of the shoot's service network. */
+  clusterDnsAddress: z.string().min(1).optional(),
+});
+
+export type RenderValues = z.output<typeof RenderValuesSchema>;
+
+export const DEFAULT_IMAGES = {
+  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.0',
+  hyperkubeRepository: 'europe-docker.pkg.dev/gardener-project/releases/hyperkube',
+  pauseContainer: 'registry.k8s.io/pause:3.9',
+  valitail: 'europe-docker.pkg.dev/gardener-project/releases/3rd/credativ/valitail:v2.2.14',
+} as const;
+
+/** Placeholders that make an offline render self-explaining; a real landscape passes its CAs. */
+export const PLACEHOLDER_CA = {
+  cluster: '-----BEGIN CERTIFICATE-----\nY2x1c3Rlci1jYQ==\n-----END CERTIFICATE-----\n',
+  clusterSecretName: 'ca-bundle',
+  kubelet: '-----BEGIN CERTIFICATE-----\na3ViZWxldC1jYQ==\n-----END CERTIFICATE-----\n',
+} as const;
+
+/** Gardener's image string: `repo:tag`, `repo@sha256:...`, or the bare repository. */
+export function imageString(repository: string, tag: string | undefined): string {
+  if (!tag) return repository;
+  return tag.startsWith('sha256:') ? `${repository}@${tag}` : `${repository}:${tag}`;
+}

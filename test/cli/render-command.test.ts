@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { parseYaml, stringifyYaml } from '../../api/index.js';
+import { DEFAULT_NOW, parseFeatureGates, render } from '../../cli/render-command.js';
+import { expectGolden } from '../golden.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '../../cli/main.ts');
+const EXAMPLE = join(import.meta.dirname, '../../examples/cluster.yaml');
+
+async function osc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      maxBuffer: 1 << 26,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const bytes = (options: Partial<Parameters<typeof render>[0]> = {}) =>
+  render({ target: 'seed', now: DEFAULT_NOW, ...options })
+    .objects.map((o) => stringifyYaml(o))
+    .join('---\n');
+
+interface ExampleCluster {
+  spec: {
+    shoot: {
+      spec: {
+        kubernetes: { version: string };
+        provider: { workers: { kubernetes?: { version?: string }; kubeletDataVolumeName?: string }[] };
+      };
+    };
+  };
+}
+
+/** The same document with every mapping's keys in reverse order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversedKeys(v)]),
+  );
+}
+
+describe('gardener-osc render', function () {
+  this.timeout(60_000);
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'render-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('renders the example for the seed and the shoot as reviewed (golden files)', () => {
+    expectGolden('render/example-seed.yaml', bytes());
+    expectGolden('render/example-shoot.yaml', bytes({ target: 'shoot' }));
+    expectGolden('render/example-seed-gate-off.yaml', bytes({ featureGates: 'UseGardenerNodeAgent=false' }));
+  });
+
+  it('is deterministic: twice, and with every input map in another order, the same bytes', () => {
+    const first = bytes();
+    expect(bytes()).to.equal(first);
+    const shuffled = join(dir, 'cluster.yaml');
+    writeFileSync(shuffled, stringifyYaml(reversedKeys(parseYaml(readFileSync(EXAMPLE, 'utf8')))));
+    const values = join(import.meta.dirname, '../../examples/values.yaml');
+    expect(bytes({ cluster: shuffled, values })).to.equal(first);
+  });
+
+  it('writes the timestamp given by --now, and only there', () => {
+    const later = bytes({ now: '2025-02-03T04:05:06.5Z' });
+    expect(later).to.contain('gardener.cloud/timestamp: "2025-02-03T04:05:06.5Z"');
+    const strip = (s: string) => s.replaceAll(/gardener.cloud\/timestamp: .*/g, '');
+    expect(strip(later)).to.equal(strip(bytes()));
+  });
+
+  it('rejects unknown feature gates and values', () => {
+    expect(parseFeatureGates('UseGardenerNodeAgent=false')).to.deep.equal({ useGardenerNodeAgent: false });
+    expect(() => parseFeatureGates('Foo=true')).to.throw('unknown feature gate "Foo"');
+    expect(() => parseFeatureGates('UseGardenerNodeAgent=yes')).to.throw('must be true or false');
+  });
+
+  it('exits 2 listing every error with its field path, writing nothing', async () => {
+    const cluster = parseYaml(readFileSync(EXAMPLE, 'utf8')) as ExampleCluster;
+    cluster.spec.shoot.spec.kubernetes.version = '1.24.3';
+    cluster.spec.shoot.spec.provider.workers[1]!.kubernetes = { version: 'one.two' };
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, stringifyYaml(cluster));
+    const out = join(dir, 'out');
+    const r = await osc('render', '--cluster', bad, '--output', out);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.contain('spec.shoot.spec.kubernetes.version: Invalid value: "1.24.3"');
+    expect(r.stderr).to.contain('spec.shoot.spec.provider.workers[1].kubernetes.version');
+    expect(() => readdirSync(out)).to.throw();
+  });
+
+  it('exits 2 for unparsable YAML, a missing data volume, or an unknown gate', async () => {
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(broken, 'spec: [\n');
+    expect((await osc('render', '--cluster', broken)).code).to.equal(2);
+    const cluster = parseYaml(readFileSync(EXAMPLE, 'utf8')) as ExampleCluster;
+    cluster.spec.shoot.spec.provider.workers[0]!.kubeletDataVolumeName = 'nope';
+    const noVolume = join(dir, 'novolume.yaml');
+    writeFileSync(noVolume, stringifyYaml(cluster));
+    const r = await osc('render', '--cluster', noVolume);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.contain('failed finding data volume for kubelet in worker with name "cpu-worker"');
+    expect((await osc('render', '--feature-gates', 'Nope=true')).code).to.equal(2);
+  });
+
+  it('--output writes one file per object', async () => {
+    const r = await osc('render', '--output', dir, '--target', 'shoot');
+    expect(r.code).to.equal(0);
+    expect(readdirSync(dir)).to.include.members([
+      'secret_kube-system_gardener-node-agent-cpu-worker-46fed.yaml',
+      'clusterrole_gardener-node-agent.yaml',
+    ]);
+  });
+});

@@ -34,7 +34,9 @@ describe('rendered objects against real API servers (server-side dry run)', func
     shoot = await startEnvtest({ name: 'shoot' });
     requireClusterScopedWrites(shoot);
     try {
-      await seed.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'shoot--dev--demo' } } });
+      await seed.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .createNamespace({ body: { metadata: { name: 'shoot--dev--demo' } } });
     } catch (e) {
       if (!(e instanceof ApiException && e.code === 409)) throw e;
     }

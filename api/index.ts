@@ -20,6 +20,7 @@ export * from './schema/operating-system-config.js';
 export * from './schema/seed.js';
 export * from './schema/shoot.js';
 export * from './schema/strictness.js';
+export * from './scripts/format-kubelet-data-volume.js';
 export * from './semver.js';
 export * from './time.js';
 export * from './validation/field-error.js';

@@ -1,0 +1,200 @@
+/**
+ * One apply: the next OSC against the last applied one, on a host root (node-side §7.3, §15).
+ *
+ *  1. Reject a bad OSC as a whole before anything is written.
+ *  2. Plan: resume the persisted plan of the same OSC if there is one, else diff against
+ *     last-applied-osc.yaml (an interrupted plan of another OSC widens the diff).
+ *  3. Persist the plan, then run its steps in order, checking each off in the progress file.
+ *     A failing unit command does not stop the others (all are attempted, errors aggregated);
+ *     any other failing step stops the apply. Unfinished steps stay in the progress file and the
+ *     next apply of the same OSC resumes exactly there: finished restarts are never repeated.
+ *  4. Write last-applied-osc.yaml (exact bytes, 0600), then remove the progress file.
+ */
+import {
+  decodeOperatingSystemConfig,
+  type OperatingSystemConfig,
+  sha256Hex,
+  ValidationError,
+} from '../../api/index.js';
+import { type Logger, silentLogger } from '../../runtime/logging.js';
+import { computePlan } from '../planner/compute-plan.js';
+import { isEmptyPlan, type Plan } from '../planner/plan.js';
+import type { ImageExtractor } from '../registry/image-extractor.js';
+import type { Systemd } from '../systemd/systemd.js';
+import { executeStep, type StepContext } from './execute-step.js';
+import { HostRoot } from './host-root.js';
+import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
+import { type Progress, readProgress, removeProgress, writeProgress } from './progress-file.js';
+import { isUnitCommand, planSteps, type Step, stepId } from './steps.js';
+import { oscContentProblems } from './validate-osc.js';
+
+export interface ApplyOptions {
+  readonly root: string;
+  /** The osc.yaml bytes; last-applied-osc.yaml gets exactly these. */
+  readonly oscText: string;
+  readonly systemd: Systemd;
+  readonly images: ImageExtractor;
+  readonly logger?: Logger;
+  /**
+   * What happens when gardener-node-agent.service changed. `exit` (the agent): the step is checked
+   * off and apply returns; the restarted agent resumes the rest. `continue` (a one-shot `apply`):
+   * the rest runs now and the result says a restart is due.
+   */
+  readonly onNodeAgentRestart?: 'exit' | 'continue';
+  /** Test hook, called wherever a crash may happen; throwing from it simulates one. */
+  readonly crashPoint?: (where: string) => void;
+}
+
+export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
+
+export interface ApplyResult {
+  readonly outcome: ApplyOutcome;
+  readonly plan: Plan;
+  /** The plan was read back from the progress file of an earlier, unfinished apply. */
+  readonly resumed: boolean;
+  readonly stepsTotal: number;
+  readonly stepsRun: number;
+  readonly nodeAgentRestartRequired: boolean;
+}
+
+export interface StepFailure {
+  readonly step: string;
+  readonly error: Error;
+}
+
+/** Steps failed; the progress file keeps them for the next attempt. */
+export class ApplyError extends Error {
+  constructor(readonly failures: readonly StepFailure[]) {
+    super(`apply failed:\n${failures.map((f) => `  - ${f.step}: ${f.error.message}`).join('\n')}`);
+    this.name = 'ApplyError';
+  }
+}
+
+function decodeNext(text: string): OperatingSystemConfig {
+  const decoded = decodeOperatingSystemConfig(text);
+  if (!decoded.ok) throw new ValidationError('OperatingSystemConfig', decoded.errors);
+  const problems = oscContentProblems(decoded.value);
+  if (problems.length > 0) throw new ValidationError('OperatingSystemConfig', problems);
+  return decoded.value;
+}
+
+async function previousOsc(host: HostRoot, logger: Logger) {
+  const text = await readLastAppliedText(host);
+  if (text === undefined) return { text, osc: undefined };
+  const decoded = decodeLastApplied(text);
+  if ('osc' in decoded) return { text, osc: decoded.osc };
+  // Upstream retries forever here; treating the node as unknown (apply everything) heals it.
+  logger.error({ problem: decoded.problem }, 'Last applied OSC is unreadable, applying everything');
+  return { text, osc: undefined };
+}
+
+async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Progress | undefined> {
+  try {
+    return await readProgress(host);
+  } catch (e) {
+    logger.error({ err: e }, 'Ignoring unreadable apply progress file');
+    return undefined;
+  }
+}
+
+export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
+  const logger = options.logger ?? silentLogger;
+  const crash = options.crashPoint ?? (() => {});
+  const next = decodeNext(options.oscText);
+  const host = new HostRoot(options.root);
+  const checksum = sha256Hex(options.oscText);
+
+  const previous = await previousOsc(host, logger);
+  const progress = await interruptedProgress(host, logger);
+  const resumed = progress?.oscChecksum === checksum;
+  const plan = resumed ? progress.plan : computePlan(previous.osc, next, { interrupted: progress?.plan });
+  const steps = planSteps(plan);
+  const completed = new Set(resumed ? progress.completed : []);
+  const result = (
+    outcome: ApplyOutcome,
+    stepsRun: number,
+    nodeAgentRestartRequired: boolean,
+  ): ApplyResult => ({
+    outcome,
+    plan,
+    resumed,
+    stepsTotal: steps.length,
+    stepsRun,
+    nodeAgentRestartRequired,
+  });
+
+  if (!resumed && isEmptyPlan(plan)) {
+    if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText);
+    if (progress) await removeProgress(host);
+    logger.info('Configuration on this node is up to date, nothing to be done');
+    return result('up-to-date', 0, false);
+  }
+
+  const save = () =>
+    writeProgress(host, {
+      version: 1,
+      oscChecksum: checksum,
+      plan,
+      completed: steps.map(stepId).filter((id) => completed.has(id)),
+    });
+  await save();
+  crash('persisted');
+
+  const ctx: StepContext = { host, plan, systemd: options.systemd, images: options.images, logger };
+  const failures: StepFailure[] = [];
+  let stepsRun = 0;
+  let nodeAgentRestartRequired = false;
+  const checkOff = async (id: string) => {
+    completed.add(id);
+    await save();
+    crash(`checked-off ${id}`);
+  };
+
+  for (const step of steps) {
+    const id = stepId(step);
+    if (completed.has(id)) continue;
+    crash(`before ${id}`);
+    stepsRun++;
+    if (step.op === 'restart-node-agent') {
+      // Checked off first: the restart is this process ending, it must not repeat in the next one.
+      await checkOff(id);
+      nodeAgentRestartRequired = true;
+      logger.info('Unit gardener-node-agent.service changed, the node agent must restart');
+      if (options.onNodeAgentRestart === 'exit') return result('exit-for-node-agent-restart', stepsRun, true);
+      continue;
+    }
+    const failure = await run(step, ctx);
+    if (failure) {
+      failures.push(failure);
+      logger.error({ err: failure.error, step: id }, 'Step failed');
+      if (!isUnitCommand(step)) throw new ApplyError(failures);
+      continue;
+    }
+    crash(`done ${id}`);
+    await checkOff(id);
+  }
+  if (failures.length > 0) throw new ApplyError(failures);
+
+  await writeLastApplied(host, options.oscText);
+  crash('last-applied');
+  await removeProgress(host);
+  logger.info(
+    {
+      changedFiles: plan.files.write.length,
+      deletedFiles: plan.files.delete.length,
+      changedUnits: plan.units.write.length,
+      deletedUnits: plan.units.delete.length,
+    },
+    'Successfully applied operating system config',
+  );
+  return result('applied', stepsRun, nodeAgentRestartRequired);
+}
+
+async function run(step: Step, ctx: StepContext): Promise<StepFailure | undefined> {
+  try {
+    await executeStep(step, ctx);
+    return undefined;
+  } catch (e) {
+    return { step: stepId(step), error: e instanceof Error ? e : new Error(String(e)) };
+  }
+}

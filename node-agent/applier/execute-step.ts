@@ -1,0 +1,144 @@
+/** Runs one step of a plan against the host root. Every step is idempotent: repeating it is safe. */
+import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
+import type { OscFile } from '../../api/index.js';
+import type { Logger } from '../../runtime/logging.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import type { Plan } from '../planner/plan.js';
+import { type ImageExtractor, ImageFileNotFoundError } from '../registry/image-extractor.js';
+import type { Systemd } from '../systemd/systemd.js';
+import { inlineBytes } from './file-content.js';
+import { type HostRoot, pathExists } from './host-root.js';
+import type { Step } from './steps.js';
+
+/** Unit files and drop-ins are the agent's and root's alone (§7.7). */
+export const UNIT_FILE_MODE = 0o600;
+/** An OSC file without `permissions` (§7.6). */
+export const DEFAULT_FILE_MODE = 0o600;
+/** [v1.119] images built with ko keep the binary elsewhere. */
+const NODE_AGENT_PATH_IN_IMAGE = '/gardener-node-agent';
+const NODE_AGENT_PATH_IN_KO_IMAGE = '/ko-app/gardener-node-agent';
+
+export interface StepContext {
+  readonly host: HostRoot;
+  readonly plan: Plan;
+  readonly systemd: Systemd;
+  readonly images: ImageExtractor;
+  readonly logger: Logger;
+}
+
+function missing(what: string): Error {
+  return new Error(`the plan has no ${what} (corrupt progress file?)`);
+}
+
+async function writeFileStep(ctx: StepContext, path: string): Promise<void> {
+  const file = ctx.plan.files.write.find((f) => f.path === path);
+  if (!file) throw missing(`file ${path}`);
+  const destination = ctx.host.path(path);
+  const mode = file.permissions ?? DEFAULT_FILE_MODE;
+  await ctx.host.prepareParent(destination);
+  const { inline, imageRef } = file.content;
+  if (inline) {
+    await writeFileAtomic(destination, inlineBytes(inline), mode);
+    ctx.logger.info({ path }, 'Successfully applied new or changed file');
+  } else if (imageRef) {
+    await copyFromImage(ctx, file, destination, mode);
+    ctx.logger.info({ path, image: imageRef.image }, 'Successfully applied new or changed file from image');
+  } else {
+    // secretRef files are inlined by gardenlet; the agent cannot read seed secrets (v1.91 skips them too).
+    ctx.logger.warn({ path }, 'File has neither inline content nor an image reference, skipping it');
+  }
+}
+
+async function copyFromImage(
+  ctx: StepContext,
+  file: OscFile,
+  destination: string,
+  mode: number,
+): Promise<void> {
+  const { image, filePathInImage } = file.content.imageRef!;
+  try {
+    await ctx.images.copyFromImage(image, filePathInImage, destination, mode);
+  } catch (e) {
+    if (!(e instanceof ImageFileNotFoundError) || filePathInImage !== NODE_AGENT_PATH_IN_IMAGE) throw e;
+    await ctx.images.copyFromImage(image, NODE_AGENT_PATH_IN_KO_IMAGE, destination, mode);
+  }
+}
+
+/** Writes only when the bytes differ, but always restores the mode (§7.7: a manual chmod is undone). */
+async function writeUnitFile(ctx: StepContext, path: string, content: string): Promise<void> {
+  await ctx.host.prepareParent(path);
+  const stat = await lstat(path).catch(() => undefined);
+  // lstat, not stat: a masked unit is a symlink to /dev/null, which must be replaced, never chmod'ed.
+  if (stat?.isFile() && (await readFile(path, 'utf8')) === content) {
+    if ((stat.mode & 0o7777) !== UNIT_FILE_MODE) await writeFileAtomic(path, content, UNIT_FILE_MODE);
+    return;
+  }
+  await writeFileAtomic(path, content, UNIT_FILE_MODE);
+}
+
+async function remove(ctx: StepContext, path: string, recursive = false): Promise<void> {
+  await ctx.host.assertContained(path);
+  await rm(path, { force: true, recursive });
+}
+
+async function removeDirIfEmpty(ctx: StepContext, dir: string): Promise<void> {
+  await ctx.host.assertContained(dir);
+  try {
+    await rmdir(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+  }
+}
+
+export async function executeStep(step: Step, ctx: StepContext): Promise<void> {
+  const { host, systemd, plan } = ctx;
+  switch (step.op) {
+    case 'write-file':
+      return writeFileStep(ctx, step.path);
+    case 'write-unit': {
+      const unit = plan.units.write.find((u) => u.name === step.unit);
+      if (unit?.content === undefined) throw missing(`content for unit ${step.unit}`);
+      return writeUnitFile(ctx, host.unitFile(step.unit), unit.content);
+    }
+    case 'write-drop-in': {
+      const dropIn = plan.units.write
+        .find((u) => u.name === step.unit)
+        ?.dropIns.write.find((d) => d.name === step.dropIn);
+      if (!dropIn) throw missing(`drop-in ${step.dropIn} of unit ${step.unit}`);
+      return writeUnitFile(ctx, host.dropInFile(step.unit, step.dropIn), dropIn.content);
+    }
+    case 'delete-drop-in':
+      return remove(ctx, host.dropInFile(step.unit, step.dropIn));
+    case 'remove-drop-in-dir':
+      return remove(ctx, host.dropInDir(step.unit), true);
+    case 'remove-drop-in-dir-if-empty':
+      return removeDirIfEmpty(ctx, host.dropInDir(step.unit));
+    case 'enable':
+      return systemd.enable([step.unit]);
+    case 'disable':
+      return systemd.disable([step.unit]);
+    case 'disable-removed-unit':
+      if (await pathExists(host.unitFile(step.unit))) await systemd.disable([step.unit]);
+      return;
+    case 'stop-removed-unit':
+      if (await pathExists(host.unitFile(step.unit))) await systemd.stop(step.unit);
+      return;
+    case 'delete-unit-file':
+      return remove(ctx, host.unitFile(step.unit));
+    case 'daemon-reload':
+      return systemd.daemonReload();
+    case 'restart-node-agent':
+      // Not a systemd call: the orchestrator decides whether this process exits.
+      return;
+    case 'restart':
+      if (step.ifUnitExists && !(await host.unitExists(step.unit))) return;
+      return systemd.restart(step.unit);
+    case 'stop':
+      return systemd.stop(step.unit);
+    case 'delete-file':
+      await remove(ctx, host.path(step.path));
+      ctx.logger.info({ path: step.path }, 'Removed file');
+      return;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `apply --osc FILE --root DIR [--systemd record:FILE|systemctl] [--images DIR]`: applies an osc.yaml
+ * to a root directory, resumably. `--systemd` defaults to systemctl only when the root is `/`:
+ * restarting the machine's units for a tree in a temp dir is never what was meant.
+ */
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { stringifyYaml } from '../../api/index.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
+import { applyOsc } from '../applier/apply-osc.js';
+import { CtrImageExtractor } from '../registry/ctr-extractor.js';
+import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
+import type { ImageExtractor } from '../registry/image-extractor.js';
+import { RecordingSystemd } from '../systemd/recording-systemd.js';
+import { SystemctlSystemd } from '../systemd/systemctl-systemd.js';
+import type { Systemd } from '../systemd/systemd.js';
+import type { CliIo } from './cli-io.js';
+import { UsageError } from './exit-codes.js';
+import { checkedRoot } from './host-root-guard.js';
+import { readText } from './read-osc.js';
+
+export const KILL_AFTER_SYSTEMD_OPS_ENV = 'NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS';
+
+interface ApplyFlags {
+  readonly osc: string;
+  readonly root: string;
+  readonly systemd?: string;
+  readonly images?: string;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+}
+
+function killAfterOps(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env[KILL_AFTER_SYSTEMD_OPS_ENV];
+  if (value === undefined || value === '') return undefined;
+  const k = Number(value);
+  if (!Number.isInteger(k) || k < 1)
+    throw new UsageError(`${KILL_AFTER_SYSTEMD_OPS_ENV} must be a positive integer`);
+  return k;
+}
+
+function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Systemd {
+  const chosen = spec ?? (root === '/' ? 'systemctl' : undefined);
+  if (chosen === undefined) throw new UsageError('--systemd is required when --root is not /');
+  if (chosen === 'systemctl') return new SystemctlSystemd({ logger, env: io.env });
+  if (chosen.startsWith('record:') && chosen.length > 'record:'.length) {
+    return new RecordingSystemd(resolve(chosen.slice('record:'.length)), {
+      killAfterOps: killAfterOps(io.env),
+    });
+  }
+  throw new UsageError(`--systemd must be "systemctl" or "record:FILE", not ${JSON.stringify(chosen)}`);
+}
+
+function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
+  return dir === undefined
+    ? new CtrImageExtractor({ root, env: io.env, logger })
+    : new DirectoryImageExtractor(resolve(dir));
+}
+
+export function addApplyCommand(program: Command, io: CliIo): void {
+  program
+    .command('apply')
+    .description('apply an osc.yaml to a root directory; resumes an interrupted apply of the same file')
+    .requiredOption('--osc <file>', 'the osc.yaml to apply')
+    .requiredOption('--root <dir>', 'the host root every path resolves under (/ on a node)')
+    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
+    .addOption(new Option('--log-level <level>').choices(['debug', 'info', 'error']).default('info'))
+    .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
+    .action(async (flags: ApplyFlags) => {
+      const root = checkedRoot(flags.root, io.env);
+      const oscText = readText('--osc', flags.osc);
+      const logger = createLogger({
+        name: 'gardener-node-agent',
+        level: flags.logLevel,
+        format: flags.logFormat,
+        destination: io.stderr,
+      });
+      const result = await applyOsc({
+        root,
+        oscText,
+        systemd: systemdFrom(flags.systemd, root, io, logger),
+        images: imagesFrom(flags.images, root, io, logger),
+        logger,
+        onNodeAgentRestart: 'continue',
+      });
+      io.stdout.write(
+        stringifyYaml({
+          outcome: result.outcome,
+          resumed: result.resumed,
+          steps: { total: result.stepsTotal, run: result.stepsRun },
+          nodeAgentRestartRequired: result.nodeAgentRestartRequired,
+        }),
+      );
+    });
+}

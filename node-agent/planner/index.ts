@@ -1,0 +1,7 @@
+/** The pure planner: last applied OSC + next OSC -> Plan. */
+export * from './collect-files.js';
+export * from './compute-plan.js';
+export * from './merge-units.js';
+export * from './plan.js';
+export * from './semantic-equal.js';
+export * from './unit-actions.js';

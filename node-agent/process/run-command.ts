@@ -1,0 +1,76 @@
+/**
+ * Runs an external program (systemctl, ctr) without a shell, with a deadline. On the deadline the
+ * whole process group is killed, so a helper that forked (a hung `ctr` pull, a script's `sleep`)
+ * cannot keep the agent waiting on its pipes.
+ */
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly timeoutMs?: number;
+}
+
+export interface RunResult {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+}
+
+const MAX_OUTPUT = 64 * 1024;
+
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stdout.length < MAX_OUTPUT) stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < MAX_OUTPUT) stderr += chunk.toString('utf8');
+    });
+    let settled = false;
+    const settle = (result: RunResult) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      resolve(result);
+    };
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            try {
+              if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              // Already gone.
+            }
+            settle({ exitCode: null, signal: 'SIGKILL', stdout, stderr, timedOut: true });
+          }, options.timeoutMs);
+    child.on('error', (e) => {
+      if (timer) clearTimeout(timer);
+      if (!settled) {
+        settled = true;
+        reject(e);
+      }
+    });
+    child.on('close', (exitCode, signal) => settle({ exitCode, signal, stdout, stderr, timedOut: false }));
+  });
+}
+
+/** The reason a finished command failed, for error messages: stderr if it said something. */
+export function failureText(result: RunResult): string {
+  const said = result.stderr.trim() || result.stdout.trim();
+  const how = result.exitCode !== null ? `exit code ${result.exitCode}` : `signal ${result.signal}`;
+  return said ? `${how}: ${said}` : how;
+}

@@ -1,0 +1,230 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { PATH, parseYaml, stringifyYaml } from '../../../api/index.js';
+import { computePlan } from '../../../node-agent/planner/compute-plan.js';
+import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
+import { NODE_AGENT_VERSION } from '../../../node-agent/version.js';
+import { writeImages } from '../support/apply-fixture.js';
+import { runCli, spawnCli } from '../support/cli-run.js';
+import { snapshotTree, useTempDirs } from '../support/harness.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../support/ntv18-fixtures.js';
+
+describe('node-agent CLI', function () {
+  this.timeout(30_000);
+  const tempDir = useTempDirs();
+  let dir: string;
+  let root: string;
+  let images: string;
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  beforeEach(() => {
+    dir = tempDir('gna-cli-');
+    root = join(dir, 'root');
+    mkdirSync(root);
+    images = writeImages(join(dir, 'images'), IMAGE_FILES);
+  });
+
+  describe('plan', () => {
+    it('prints the plan from --previous to --next as YAML', async () => {
+      const { code, stdout } = await runCli([
+        'plan',
+        '--previous',
+        file('a.yaml', yamlOf(oscV1())),
+        '--next',
+        file('b.yaml', yamlOf(oscV2())),
+      ]);
+      expect(code).to.equal(0);
+      expect(stdout).to.equal(stringifyYaml(computePlan(oscV1(), oscV2())));
+    });
+
+    it('without --previous plans a first apply', async () => {
+      const { code, stdout } = await runCli(['plan', '--next', file('b.yaml', yamlOf(oscV1()))]);
+      expect(code).to.equal(0);
+      expect(parseYaml(stdout)).to.deep.equal(JSON.parse(JSON.stringify(computePlan(undefined, oscV1()))));
+    });
+
+    it('exits 2 naming the field of an invalid OSC', async () => {
+      const bad = oscV1();
+      bad.spec.files![0]!.path = 'etc/x';
+      const { code, stderr } = await runCli(['plan', '--next', file('b.yaml', yamlOf(bad))]);
+      expect(code).to.equal(2);
+      expect(stderr).to.contain('spec.files[0].path');
+      expect(stderr).to.contain('must be an absolute path');
+    });
+
+    it('exits 2 when --next is missing or unreadable', async () => {
+      expect((await runCli(['plan'])).code).to.equal(2);
+      const { code, stderr } = await runCli(['plan', '--next', join(dir, 'nope.yaml')]);
+      expect(code).to.equal(2);
+      expect(stderr).to.contain('cannot read --next');
+    });
+  });
+
+  describe('apply', () => {
+    const record = () => join(dir, 'systemd.jsonl');
+    const apply = (osc: string, ...extra: string[]) =>
+      runCli([
+        'apply',
+        '--osc',
+        osc,
+        '--root',
+        root,
+        `--systemd=record:${record()}`,
+        '--images',
+        images,
+        ...extra,
+      ]);
+
+    it('applies an osc.yaml to the root and records systemd calls as JSON lines', async () => {
+      const { code, stdout } = await apply(file('osc.yaml', yamlOf(oscV1())));
+      expect(code).to.equal(0);
+      expect(parseYaml(stdout)).to.deep.equal({
+        outcome: 'applied',
+        resumed: false,
+        steps: { total: 44, run: 44 },
+        nodeAgentRestartRequired: false,
+      });
+      expect(readFileSync(join(root, '/third/file'), 'utf8')).to.equal('file3');
+      const lines = readFileSync(record(), 'utf8').split('\n').filter(Boolean);
+      expect(lines[0]).to.equal('{"op":"enable","unit":"unit1"}');
+      expect(lines).to.include('{"op":"daemon-reload"}');
+      expect(lines.at(-1)).to.equal('{"op":"restart","unit":"unit9"}');
+      expect(parseRecording(readFileSync(record(), 'utf8'))).to.have.length(19);
+    });
+
+    it('applying the same file again is up to date', async () => {
+      const osc = file('osc.yaml', yamlOf(oscV1()));
+      await apply(osc);
+      const { code, stdout } = await apply(osc);
+      expect(code).to.equal(0);
+      expect(parseYaml(stdout)).to.include({ outcome: 'up-to-date' });
+    });
+
+    for (const [what, mutate, field] of [
+      [
+        'a bad path',
+        (o: ReturnType<typeof oscV1>) => (o.spec.files![0]!.path = '/etc/../../x'),
+        'spec.files[0].path',
+      ],
+      [
+        'an unknown encoding',
+        (o: ReturnType<typeof oscV1>) =>
+          ((o.spec.files![0]!.content.inline as { encoding: string }).encoding = 'gz'),
+        'spec.files[0].content.inline.encoding',
+      ],
+      [
+        'a schema error',
+        (o: ReturnType<typeof oscV1>) => ((o.spec as { purpose: string }).purpose = 'other'),
+        'spec.purpose',
+      ],
+    ] as const) {
+      it(`exits 2 on ${what}, naming the field, and writes nothing`, async () => {
+        const osc = oscV1();
+        mutate(osc);
+        const { code, stderr } = await apply(file('osc.yaml', yamlOf(osc)));
+        expect(code).to.equal(2);
+        expect(stderr).to.contain(field);
+        expect(snapshotTree(root)).to.deep.equal({});
+        expect(existsSync(record())).to.equal(false);
+      });
+    }
+
+    it('exits 2 on YAML that is no OSC at all', async () => {
+      const { code, stderr } = await apply(file('osc.yaml', 'kind: [unclosed'));
+      expect(code).to.equal(2);
+      expect(stderr).to.contain('invalid OperatingSystemConfig');
+      expect(snapshotTree(root)).to.deep.equal({});
+    });
+
+    it('requires --root, and --systemd unless the root is /', async () => {
+      const osc = file('osc.yaml', yamlOf(oscV1()));
+      const noRoot = await runCli(['apply', '--osc', osc]);
+      expect(noRoot.code).to.equal(2);
+      expect(noRoot.stderr).to.contain("required option '--root <dir>'");
+      const noSystemd = await runCli(['apply', '--osc', osc, '--root', root, '--images', images]);
+      expect(noSystemd.code).to.equal(2);
+      expect(noSystemd.stderr).to.contain('--systemd is required');
+      expect((await apply(osc, '--systemd', 'dbus')).code).to.equal(2);
+      expect(snapshotTree(root)).to.deep.equal({});
+    });
+
+    it('exits 1 when applying fails, keeping the progress for the next attempt', async () => {
+      const osc = oscV1();
+      osc.spec.files![1]!.content.imageRef!.image = 'missing-image';
+      const { code, stderr } = await apply(file('osc.yaml', yamlOf(osc)));
+      expect(code).to.equal(1);
+      expect(stderr).to.contain('write-file /third/file');
+      expect(existsSync(join(root, PATH.nodeAgentBaseDir, 'apply-progress.yaml'))).to.equal(true);
+      expect(existsSync(join(root, PATH.lastAppliedOsc))).to.equal(false);
+    });
+  });
+
+  describe('NODE_AGENT_REFUSE_HOST_ROOT=1', () => {
+    it('is set for every test', () => {
+      expect(process.env.NODE_AGENT_REFUSE_HOST_ROOT).to.equal('1');
+    });
+
+    for (const [what, rootOf] of [
+      ['/', () => '/'],
+      ['/./', () => '/./'],
+      [
+        'a symlink to /',
+        () => {
+          const link = join(dir, 'slash');
+          symlinkSync('/', link);
+          return link;
+        },
+      ],
+    ] as const) {
+      it(`apply --root ${what} exits 2 before touching anything, even with systemctl`, async () => {
+        const osc = oscV1();
+        osc.spec.files = [{ path: `${dir}/canary`, content: { inline: { encoding: '', data: 'x' } } }];
+        osc.spec.units = [];
+        osc.status = {};
+        const { code, stderr } = await spawnCli([
+          'apply',
+          '--osc',
+          file('osc.yaml', yamlOf(osc)),
+          '--root',
+          rootOf(),
+          '--systemd',
+          'systemctl',
+        ]);
+        expect(code).to.equal(2);
+        expect(stderr).to.contain('refusing to work on the host root');
+        expect(existsSync(join(dir, 'canary'))).to.equal(false);
+      });
+    }
+  });
+
+  it('--help lists the commands; --version prints the version; an unknown command exits 2', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.contain('plan').and.to.contain('apply');
+    const version = await runCli(['--version']);
+    expect(version.code).to.equal(0);
+    expect(version.stdout.trim()).to.equal(NODE_AGENT_VERSION);
+    const bad = await runCli(['frobnicate']);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain("unknown command 'frobnicate'");
+  });
+
+  it('the version equals package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../../package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(NODE_AGENT_VERSION).to.equal(pkg.version);
+  });
+
+  it('runs as a program (npx tsx node-agent/cli/main.ts) with the right exit codes', async () => {
+    const ok = await spawnCli(['plan', '--next', file('b.yaml', yamlOf(oscV1()))]);
+    expect(ok.code).to.equal(0);
+    expect(ok.stdout).to.contain('daemonReload: true');
+    expect((await spawnCli(['apply', '--osc', 'x'])).code).to.equal(2);
+  });
+});

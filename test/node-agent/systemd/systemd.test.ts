@@ -1,0 +1,129 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
+import { parseRecording, RecordingSystemd } from '../../../node-agent/systemd/recording-systemd.js';
+import { SystemctlSystemd } from '../../../node-agent/systemd/systemctl-systemd.js';
+import { createLogger } from '../../../runtime/logging.js';
+import { useTempDirs } from '../support/harness.js';
+import { loggedCalls, stubEnv } from '../support/stubs.js';
+
+describe('node-agent systemd', () => {
+  const tempDir = useTempDirs();
+
+  it('the recording implementation appends one JSON object per call, enable/disable one per unit', async () => {
+    const file = join(tempDir(), 'ops.jsonl');
+    const systemd = new RecordingSystemd(file);
+    await systemd.enable(['a.service', 'b.service']);
+    await systemd.disable(['c.service']);
+    await systemd.daemonReload();
+    await systemd.start('a.service');
+    await systemd.stop('b.service');
+    await systemd.restart('x.service');
+    expect(readFileSync(file, 'utf8')).to.equal(
+      [
+        '{"op":"enable","unit":"a.service"}',
+        '{"op":"enable","unit":"b.service"}',
+        '{"op":"disable","unit":"c.service"}',
+        '{"op":"daemon-reload"}',
+        '{"op":"start","unit":"a.service"}',
+        '{"op":"stop","unit":"b.service"}',
+        '{"op":"restart","unit":"x.service"}',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(file, '{"op":"daemon-reload"}\n{"op":"resta', { flag: 'a' });
+    expect(parseRecording(readFileSync(file, 'utf8')).at(-1)).to.deep.equal({ op: 'daemon-reload' });
+  });
+
+  it('the in-memory recorder records and can fail a chosen call', async () => {
+    const systemd = new MemorySystemd((op) =>
+      'unit' in op && op.unit === 'bad' ? new Error('nope') : undefined,
+    );
+    await systemd.enable(['a']);
+    const error = await systemd.restart('bad').catch((e) => e);
+    expect((error as Error).message).to.equal('nope');
+    expect(systemd.ops).to.deep.equal([
+      { op: 'enable', unit: 'a' },
+      { op: 'restart', unit: 'bad' },
+    ]);
+  });
+
+  describe('systemctl (stub on PATH)', function () {
+    this.timeout(20_000);
+    let log: string;
+    const systemctl = (
+      env: NodeJS.ProcessEnv = {},
+      jobWaitMs = 300,
+      logger = createLogger({ level: 'silent' }),
+    ) =>
+      new SystemctlSystemd({
+        env: stubEnv({ STUB_LOG: log, ...env }),
+        jobWaitMs,
+        callTimeoutMs: 300,
+        logger,
+      });
+    const calls = () => (existsSync(log) ? loggedCalls(readFileSync(log, 'utf8')) : []);
+
+    beforeEach(() => {
+      log = join(tempDir(), 'argv.log');
+    });
+
+    it('passes the documented arguments', async () => {
+      const s = systemctl();
+      await s.daemonReload();
+      await s.enable(['a.service', 'b.service']);
+      await s.disable(['c.service']);
+      await s.enable([]);
+      await s.start('a.service');
+      await s.stop('b.service');
+      await s.restart('-weird.service');
+      expect(calls()).to.deep.equal([
+        ['--no-ask-password', 'daemon-reload'],
+        ['--no-ask-password', 'enable', '--force', '--no-reload', '--', 'a.service', 'b.service'],
+        ['--no-ask-password', 'disable', '--no-reload', '--', 'c.service'],
+        ['--no-ask-password', '--job-mode=replace', 'start', '--', 'a.service'],
+        ['--no-ask-password', '--job-mode=replace', 'stop', '--', 'b.service'],
+        ['--no-ask-password', '--job-mode=replace', 'restart', '--', '-weird.service'],
+      ]);
+    });
+
+    it('errors name the unit and carry what systemctl said', async () => {
+      const s = systemctl({ STUB_EXIT: '5', STUB_STDERR: 'Unit kubelet.service not found.' });
+      const restart = await s.restart('kubelet.service').catch((e) => e);
+      expect((restart as Error).message).to.equal(
+        'restart failed for kubelet.service: exit code 5: Unit kubelet.service not found.',
+      );
+      const enable = await s.enable(['kubelet.service']).catch((e) => e);
+      expect((enable as Error).message).to.contain('unable to enable unit kubelet.service');
+      const reload = await s.daemonReload().catch((e) => e);
+      expect((reload as Error).message).to.contain('systemd daemon-reload failed');
+    });
+
+    it('a job still running after the wait cap is logged and counted as done', async () => {
+      const lines: string[] = [];
+      const destination = new Writable({
+        write(chunk, _e, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      });
+      const s = systemctl({ STUB_HANG: '1' }, 300, createLogger({ destination }));
+      const started = Date.now();
+      await s.restart('slow.service');
+      expect(Date.now() - started).to.be.lessThan(5_000);
+      expect(lines.join('')).to.contain(
+        'Systemd operation is blocking for more than 0.3s, aborting and continuing anyways',
+      );
+      expect(lines.join('')).to.contain('slow.service');
+    });
+
+    it('a hanging daemon-reload is an error, not a wait forever', async () => {
+      const error = await systemctl({ STUB_HANG: '1' })
+        .daemonReload()
+        .catch((e) => e);
+      expect((error as Error).message).to.contain('no answer within 300 ms');
+    });
+  });
+});

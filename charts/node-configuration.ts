@@ -5,6 +5,13 @@
  * into the shoot: one OSC secret per pool and the node agents' RBAC).
  */
 import { type Cluster, type Instant, LABEL, NAME, type OperatingSystemConfig } from '../api/index.js';
+import { cloudConfigStatus } from '../components/os-local/status.js';
+import { renderUserData } from '../components/os-local/user-data.js';
+import {
+  type LegacyPool,
+  legacyExecutorResources,
+  type OsExtensionRendering,
+} from './managed-resource/legacy-executor.js';
 import { managedResource, managedResourceSecret, registryData } from './managed-resource/managed-resource.js';
 import { oscSecret, type SeedSecretData, type ShootSecret } from './managed-resource/osc-secret.js';
 import { nodeAgentRbac } from './managed-resource/rbac.js';
@@ -23,6 +30,22 @@ export interface NodeConfigurationInput {
   readonly now: Instant;
   /** Reconcile OSCs as the OS extension left them (with status); default: as rendered, status empty. */
   readonly reconciledOscs?: ReadonlyMap<string, OperatingSystemConfig>;
+  /** The OS extension's output for a reconcile OSC; default: the reference rendering of components/os-local. */
+  readonly osExtension?: (osc: OperatingSystemConfig) => OsExtensionRendering;
+}
+
+/** Offline there is no OS extension: the legacy executor is built from the reference rendering. */
+export function referenceOsExtension(resolve: (name: string, dataKey: string) => string | undefined) {
+  return (osc: OperatingSystemConfig): OsExtensionRendering => {
+    const status = cloudConfigStatus(osc);
+    return {
+      cloudConfig: renderUserData(osc, { resolveSecretRef: (ref) => resolve(ref.name, ref.dataKey) }),
+      command: status.command,
+      units: status.units ?? [],
+      files: status.files ?? [],
+      source: 'reference OS-extension rendering (components/os-local), rendered offline by gardener-osc',
+    };
+  };
 }
 
 /** Any Kubernetes object we render. */
@@ -63,6 +86,8 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
 
   const oscSecrets: ShootSecret[] = [];
   const poolSecrets: RenderedObject[] = [];
+  const legacyPools: LegacyPool[] = [];
+  const osExtension = input.osExtension ?? referenceOsExtension(resolve);
   for (const worker of cluster.shoot.spec.provider.workers.filter((w) => w.machine.image)) {
     const ctx = workerPoolContext(cluster, values, shoot, worker);
     const inputs = { ctx, worker, clusterCa: shoot.clusterCa };
@@ -83,8 +108,10 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
       now,
     );
     seed.push(provision, reconcile);
-    if (!useGardenerNodeAgent) continue;
     const reconciled = input.reconciledOscs?.get(reconcile.metadata.name ?? '') ?? reconcile;
+    if (legacyNodes)
+      legacyPools.push({ ctx, worker, reconcile: reconciled, rendering: osExtension(reconciled) });
+    if (!useGardenerNodeAgent) continue;
     const secret = oscSecret(reconciled, ctx.key, worker.name, resolve);
     oscSecrets.push(secret);
     poolSecrets.push(
@@ -98,6 +125,11 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
   }
 
   const shootObjects: RenderedObject[] = [];
+  // what gardener-resource-manager writes into the shoot: the objects with the injected labels
+  const injected = (o: RenderedObject): RenderedObject => {
+    const metadata = o.metadata as { labels?: Record<string, string> };
+    return { ...o, metadata: { ...metadata, labels: { ...metadata.labels, [LABEL.noCleanup]: 'true' } } };
+  };
   if (useGardenerNodeAgent) {
     const rbac = nodeAgentRbac(oscSecrets.map((s) => s.metadata.name));
     const rbacSecret = managedResourceSecret(
@@ -115,17 +147,22 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
         secrets.map((s) => s.metadata.name ?? ''),
       ),
     );
-    // what gardener-resource-manager writes into the shoot: the objects with the injected labels
-    const injected = (o: RenderedObject): RenderedObject => {
-      const metadata = o.metadata as { labels?: Record<string, string> };
-      return { ...o, metadata: { ...metadata, labels: { ...metadata.labels, [LABEL.noCleanup]: 'true' } } };
-    };
     shootObjects.push(...oscSecrets.map(injected), ...(rbac as unknown as RenderedObject[]).map(injected));
   }
   if (legacyNodes) {
-    warnings.push(
-      `ManagedResource ${NAME.managedResourceLegacy} (the legacy executor for cloud-config-downloader nodes) is not rendered by this version`,
+    const legacy = legacyExecutorResources(
+      legacyPools,
+      shoot.namespace,
+      shoot.maxDelay.seconds,
+      useGardenerNodeAgent,
     );
+    seed.push(...(legacy.seed as RenderedObject[]));
+    shootObjects.push(...(legacy.shoot as unknown as RenderedObject[]).map(injected));
+    if (!input.osExtension) {
+      warnings.push(
+        `ManagedResource ${NAME.managedResourceLegacy}: the executors carry the reference OS-extension rendering of the reconcile OSCs (no OS extension ran)`,
+      );
+    }
   }
   return { seed, shoot: shootObjects, warnings };
 }

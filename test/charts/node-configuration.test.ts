@@ -113,7 +113,7 @@ describe('node configuration of a shoot (seed-side §2, §9)', () => {
     expect(role.rules[0]!.resourceNames).to.include.members(secrets.map((s) => s.metadata.name!));
   });
 
-  it('renders the legacy downloader OSCs with the gate off and says what it cannot render yet', () => {
+  it('renders the legacy downloader OSCs and the executor ManagedResource with the gate off', () => {
     const { seed, shoot, warnings } = render(exampleCluster(), false);
     const [provision, reconcile] = oscs(seed);
     expect(provision!.metadata.name).to.equal('cloud-config-cpu-worker-46fed-gardenlinux-downloader');
@@ -122,8 +122,44 @@ describe('node configuration of a shoot (seed-side §2, §9)', () => {
       '/etc/systemd/system/cloud-config-downloader.service',
     );
     expect(seed.map((o) => o.metadata.name)).to.include('shoot-access-cloud-config-downloader');
-    expect(shoot).to.deep.equal([]);
-    expect(warnings.join('\n')).to.contain('shoot-cloud-config-execution');
+    expect(shoot.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).to.deep.equal([
+      'cloud-config-cpu-worker-46fed',
+      'cloud-config-gpu-worker-45c61',
+      'cloud-config-arm-worker-7d069',
+    ]);
+    const mr = seed.find((o) => o.kind === 'ManagedResource') as unknown as { metadata: { name: string } };
+    expect(mr.metadata.name).to.equal('shoot-cloud-config-execution');
+    expect(seed.some((o) => o.metadata.name === 'shoot-gardener-node-agent')).to.equal(false);
+    expect(warnings.join('\n')).to.contain('reference OS-extension rendering');
+  });
+
+  it('while legacy nodes remain with the gate on, both ManagedResources; the legacy one from the gate-on OSC', () => {
+    const { seed, shoot } = renderNodeConfiguration({
+      cluster: exampleCluster(),
+      values,
+      useGardenerNodeAgent: true,
+      legacyNodes: true,
+      now,
+    });
+    const mrs = seed.filter((o) => o.kind === 'ManagedResource').map((o) => o.metadata.name);
+    expect(mrs).to.deep.equal(['shoot-gardener-node-agent', 'shoot-cloud-config-execution']);
+    const executor = shoot.find((o) => o.metadata.name === 'cloud-config-cpu-worker-46fed') as unknown as {
+      data: { script: string };
+    };
+    const script = Buffer.from(executor.data.script, 'base64').toString('utf8');
+    expect(script).to.contain('gardener-node-init.service');
+    const ignored = shoot.filter(
+      (o) =>
+        o.kind === 'ClusterRoleBinding' &&
+        (o.metadata as { annotations?: Record<string, string> }).annotations?.[
+          'resources.gardener.cloud/mode'
+        ] === 'Ignore',
+    );
+    expect(ignored).to.have.length(3);
+    expect(seed.map((o) => o.metadata.name)).to.include.members([
+      'shoot-access-cloud-config-downloader',
+      'shoot-access-gardener-node-agent',
+    ]);
   });
 
   it('builds the CA bundle and the CoreDNS address as gardenlet does', () => {

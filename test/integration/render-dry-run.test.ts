@@ -51,8 +51,9 @@ describe('rendered objects against real API servers (server-side dry run)', func
     });
   }
 
-  it('the shoot accepts every object the ManagedResource puts into it', async () => {
-    const { objects } = render({ target: 'shoot', now: DEFAULT_NOW });
+  it('the shoot accepts every object the ManagedResources put into it, legacy ones included', async () => {
+    const { objects } = render({ target: 'shoot', now: DEFAULT_NOW, legacyNodes: true });
+    expect(objects.filter((o) => o.kind === 'Secret')).to.have.length(6);
     expect(await dryRunCreate(shoot, objects)).to.have.length(objects.length);
   });
 });

@@ -24,7 +24,16 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** `gardener-osc render | head` must end quietly when the reader goes away. */
+function exitQuietlyOnBrokenPipe(): void {
+  process.stdout.once('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(EXIT.ok);
+    throw e;
+  });
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe();
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return EXIT.ok;

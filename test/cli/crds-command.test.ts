@@ -49,6 +49,14 @@ describe('gardener-osc CLI', function () {
     }
   });
 
+  it('the package executable runs without the test loader, and ends quietly on a closed pipe', async () => {
+    const bin = join(import.meta.dirname, '../../cli/bin.mjs');
+    const { stdout } = await run(bin, ['--version']);
+    expect(stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);
+    const piped = await run('bash', ['-c', `set -o pipefail; "${bin}" render | head -n 1`]);
+    expect(piped.stdout).to.equal('apiVersion: v1\n');
+  });
+
   it('--help exits 0; an unknown command exits 2 and says so', async () => {
     const help = await osc('--help');
     expect(help.code).to.equal(0);

@@ -1,0 +1,166 @@
+/**
+ * The node agent's OSC controller against a real API server: it applies its own OSC secret,
+ * stamps the Node, records an event, honours the Node's reconciliation delay for changes and
+ * ignores annotation-only updates.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
+import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
+import { EventRecorder } from '../../runtime/events.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function secretBody(name: string, osc: OperatingSystemConfig, extraAnnotations: Record<string, string> = {}) {
+  const yaml = yamlOf(osc);
+  return {
+    yaml,
+    body: {
+      metadata: {
+        name,
+        namespace: 'kube-system',
+        annotations: { 'checksum/data-script': sha256Hex(yaml), ...extraAnnotations },
+      },
+      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
+    },
+  };
+}
+
+describe('node agent OSC controller against a real API server', function () {
+  this.timeout(120_000);
+  let env: Envtest;
+  let core: CoreV1Api;
+  let root: string;
+  let images: string;
+  const stop = new AbortController();
+  const secretName = `gardener-node-agent-pool-${Date.now().toString(36)}`;
+  const nodeName = `node-${Date.now().toString(36)}`;
+
+  before(async function () {
+    this.timeout(20 * 60_000);
+    env = await startEnvtest({ name: 'shoot' });
+    requireClusterScopedWrites(env);
+    core = env.kubeConfig.makeApiClient(CoreV1Api);
+    root = mkdtempSync(join(tmpdir(), 'gna-root-'));
+    images = mkdtempSync(join(tmpdir(), 'gna-images-'));
+    for (const [image, files] of Object.entries(IMAGE_FILES)) {
+      for (const [path, content] of Object.entries(files)) {
+        const target = join(images, encodeURIComponent(image), path);
+        mkdirSync(join(target, '..'), { recursive: true });
+        writeFileSync(target, content);
+      }
+    }
+    await core.createNode({
+      body: {
+        metadata: {
+          name: nodeName,
+          labels: { 'kubernetes.io/hostname': nodeName },
+          annotations: { 'node-agent.gardener.cloud/reconciliation-delay': '3s' },
+        },
+      },
+    });
+  });
+
+  after(async () => {
+    stop.abort();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(images, { recursive: true, force: true });
+    await core?.deleteNode({ name: nodeName }).catch(() => undefined);
+    for (const name of [secretName, `${secretName}-other`]) {
+      await core?.deleteNamespacedSecret({ name, namespace: 'kube-system' }).catch(() => undefined);
+    }
+  });
+
+  it('applies its secret, stamps the Node, records an event, delays changes, ignores annotation-only updates', async () => {
+    const systemd = new MemorySystemd();
+    const v1 = secretBody(secretName, oscV1());
+    await core.createNamespacedSecret({ namespace: 'kube-system', body: v1.body });
+    const other = secretBody(`${secretName}-other`, oscV2());
+    await core.createNamespacedSecret({ namespace: 'kube-system', body: other.body });
+    let restarts = 0;
+    const agent = startOscController(
+      {
+        http: new KubeHttp(env.kubeConfig),
+        core,
+        secretName,
+        nodeName,
+        hostName: nodeName,
+        kubernetesVersion: '1.2.3',
+        syncPeriodMs: 600_000,
+        syncJitterPeriodNanos: 5e9,
+        root,
+        systemd,
+        images: new DirectoryImageExtractor(images),
+        recorder: new EventRecorder({ api: core, component: 'gardener-node-agent' }),
+        restartSelf: () => restarts++,
+      },
+      stop.signal,
+    );
+    await agent.synced();
+    expect(
+      agent.secrets.list().map((s) => s.metadata?.name),
+      'only its own secret is cached',
+    ).to.deep.equal([secretName]);
+
+    const stamped = await eventually('the node checksum', async () => {
+      const node = await core.readNode({ name: nodeName });
+      return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(v1.yaml)
+        ? node
+        : undefined;
+    });
+    expect(stamped.metadata?.labels?.['worker.gardener.cloud/kubernetes-version']).to.equal('1.2.3');
+    expect(readFileSync(join(root, 'example/file'), 'utf8')).to.equal('file1');
+    expect(readFileSync(join(root, 'third/file'), 'utf8')).to.equal('file3');
+    expect(systemd.ops).to.deep.include({ op: 'restart', unit: 'unit1' });
+    const events = await eventually('the OSCApplied event', async () => {
+      const list = await core.listNamespacedEvent({ namespace: 'default' });
+      const e = list.items.filter((i) => i.reason === 'OSCApplied' && i.involvedObject.name === nodeName);
+      return e.length > 0 ? e : undefined;
+    });
+    expect(events[0]!.message).to.equal('Operating system config has been applied successfully');
+
+    // an annotation-only change is not an OSC change
+    const opsBefore = systemd.ops.length;
+    await core.patchNamespacedSecret(
+      { name: secretName, namespace: 'kube-system', body: { metadata: { annotations: { unrelated: 'x' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await sleep(1500);
+    expect(systemd.ops.length).to.equal(opsBefore);
+
+    // a change of osc.yaml waits for the node's reconciliation delay (3 s)
+    const v2 = secretBody(secretName, oscV2());
+    const changedAt = Date.now();
+    await core.replaceNamespacedSecret({ name: secretName, namespace: 'kube-system', body: v2.body });
+    await eventually('the new checksum on the node', async () => {
+      const node = await core.readNode({ name: nodeName });
+      return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(v2.yaml)
+        ? node
+        : undefined;
+    });
+    expect(Date.now() - changedAt, 'applied only after the delay').to.be.greaterThanOrEqual(3000);
+    expect(readFileSync(join(root, 'changed/file'), 'utf8')).to.equal('changeme');
+    expect(restarts).to.equal(0);
+  });
+});

@@ -1,0 +1,36 @@
+/** The lease controller (node-side §10): renews the heartbeat every 10 s once the Node exists. */
+import type { CoordinationV1Api, V1Node } from '@kubernetes/client-node';
+import { Controller } from '../../../runtime/controller.js';
+import { type Logger, silentLogger } from '../../../runtime/logging.js';
+import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import { LEASE_RENEW_INTERVAL_MS, renewLease } from './lease-heartbeat.js';
+
+export const LEASE_CONTROLLER_NAME = 'lease';
+
+export interface LeaseControllerOptions {
+  readonly api: CoordinationV1Api;
+  readonly node: () => V1Node | undefined;
+  readonly renewIntervalMs?: number;
+  readonly now?: () => Date;
+  readonly log?: Logger;
+  readonly metrics?: RuntimeMetrics;
+}
+
+export function startLeaseController(o: LeaseControllerOptions, signal: AbortSignal): Controller {
+  const interval = o.renewIntervalMs ?? LEASE_RENEW_INTERVAL_MS;
+  const controller = new Controller({
+    name: LEASE_CONTROLLER_NAME,
+    log: o.log ?? silentLogger,
+    metrics: o.metrics,
+    timeoutMs: interval * 4,
+    reconcile: async () => {
+      const node = o.node();
+      if (!node?.metadata?.name) return { requeueAfterMs: interval };
+      await renewLease(o.api, node, (o.now ?? (() => new Date()))());
+      return { requeueAfterMs: interval };
+    },
+  });
+  controller.start(signal);
+  controller.queue.add('lease');
+  return controller;
+}

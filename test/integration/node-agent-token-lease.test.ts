@@ -1,0 +1,129 @@
+/** The node agent's token and lease controllers against a real API server. */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { startLeaseController } from '../../node-agent/controllers/lease/add.js';
+import { startTokenController } from '../../node-agent/controllers/token/add.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+const tokenSecret = (name: string, token: string) => ({
+  metadata: { name, namespace: 'kube-system' },
+  data: { token: Buffer.from(token).toString('base64') },
+});
+
+describe('node agent token and lease controllers against a real API server', function () {
+  this.timeout(120_000);
+  let env: Envtest;
+  let core: CoreV1Api;
+  let root: string;
+  const stop = new AbortController();
+  const suffix = Date.now().toString(36);
+
+  before(async function () {
+    this.timeout(20 * 60_000);
+    env = await startEnvtest({ name: 'shoot' });
+    requireClusterScopedWrites(env);
+    core = env.kubeConfig.makeApiClient(CoreV1Api);
+    root = mkdtempSync(join(tmpdir(), 'gna-token-'));
+  });
+
+  after(async () => {
+    stop.abort();
+    rmSync(root, { recursive: true, force: true });
+    for (const name of [`agent-${suffix}`, `valitail-${suffix}`]) {
+      await core?.deleteNamespacedSecret({ name, namespace: 'kube-system' }).catch(() => undefined);
+    }
+    await core?.deleteNode({ name: `lease-node-${suffix}` }).catch(() => undefined);
+  });
+
+  it('writes each access token to its file (0600) and follows rotations without restarting', async () => {
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: tokenSecret(`agent-${suffix}`, 'access-token-1'),
+    });
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: tokenSecret(`valitail-${suffix}`, 'access-token-2'),
+    });
+    const agentPath = '/var/lib/gardener-node-agent/credentials/token';
+    const valitailPath = '/var/lib/valitail/auth-token';
+    const tokens = startTokenController(
+      {
+        http: new KubeHttp(env.kubeConfig),
+        syncConfigs: [
+          { secretName: `agent-${suffix}`, path: agentPath },
+          { secretName: `valitail-${suffix}`, path: valitailPath },
+        ],
+        syncPeriodMs: 3_600_000,
+        root,
+      },
+      stop.signal,
+    );
+    await tokens.synced();
+    const file = (p: string) => {
+      try {
+        return readFileSync(join(root, p), 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    await eventually(
+      'both token files',
+      () => file(agentPath) === 'access-token-1' && file(valitailPath) === 'access-token-2',
+    );
+    expect(statSync(join(root, agentPath)).mode & 0o777).to.equal(0o600);
+    await core.replaceNamespacedSecret({
+      name: `agent-${suffix}`,
+      namespace: 'kube-system',
+      body: tokenSecret(`agent-${suffix}`, 'new-token1'),
+    });
+    await eventually('the rotated token', () => file(agentPath) === 'new-token1');
+    expect(file(valitailPath)).to.equal('access-token-2');
+  });
+
+  it('keeps a Lease owned by the Node and renews it', async () => {
+    const node: V1Node = await core.createNode({ body: { metadata: { name: `lease-node-${suffix}` } } });
+    const api = env.kubeConfig.makeApiClient(CoordinationV1Api);
+    startLeaseController({ api, node: () => node, renewIntervalMs: 500 }, stop.signal);
+    const name = `gardener-node-agent-lease-node-${suffix}`;
+    let first = '';
+    await eventually('the lease', async () => {
+      const lease = await api.readNamespacedLease({ name, namespace: 'kube-system' }).catch(() => undefined);
+      first = String(lease?.spec?.renewTime ?? '');
+      return lease !== undefined;
+    });
+    const lease = await api.readNamespacedLease({ name, namespace: 'kube-system' });
+    expect(lease.spec?.leaseDurationSeconds).to.equal(40);
+    expect(lease.spec?.holderIdentity).to.equal(name);
+    expect(lease.metadata?.ownerReferences).to.deep.equal([
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        name: node.metadata?.name,
+        uid: node.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    await eventually('a renewal', async () => {
+      const renewed = await api.readNamespacedLease({ name, namespace: 'kube-system' });
+      return String(renewed.spec?.renewTime) !== first;
+    });
+  });
+});

@@ -39,7 +39,7 @@ function killAfterOps(env: NodeJS.ProcessEnv): number | undefined {
   return k;
 }
 
-function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Systemd {
+export function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Systemd {
   const chosen = spec ?? (root === '/' ? 'systemctl' : undefined);
   if (chosen === undefined) throw new UsageError('--systemd is required when --root is not /');
   if (chosen === 'systemctl') return new SystemctlSystemd({ logger, env: io.env });
@@ -51,7 +51,7 @@ function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: 
   throw new UsageError(`--systemd must be "systemctl" or "record:FILE", not ${JSON.stringify(chosen)}`);
 }
 
-function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
+export function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
   return dir === undefined
     ? new CtrImageExtractor({ root, env: io.env, logger })
     : new DirectoryImageExtractor(resolve(dir));

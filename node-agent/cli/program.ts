@@ -6,6 +6,7 @@ import { addApplyCommand } from './apply-command.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { addPlanCommand } from './plan-command.js';
+import { addRunCommand } from './run-command.js';
 
 export function buildProgram(io: CliIo = processIo): Command {
   const program = new Command('gardener-node-agent')
@@ -14,6 +15,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
+  addRunCommand(program, io);
   addPlanCommand(program, io);
   addApplyCommand(program, io);
   // Subcommands inherit neither exitOverride nor the output streams.

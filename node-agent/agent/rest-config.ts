@@ -1,0 +1,89 @@
+/**
+ * The agent's API credentials (node-side §5.1): a kubeconfig when configured (or `$KUBECONFIG`);
+ * otherwise the API server and CA of the config with the agent's own token file, which the
+ * client re-reads so rotations need no restart. Without that file yet, the legacy downloader's
+ * token (migration) or the machine's bootstrap token fetches the agent's own token first.
+ */
+import { stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, type NodeAgentConfiguration, PATH } from '../../api/index.js';
+import { HostRoot } from '../applier/host-root.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+}
+
+function tokenFileKubeConfig(
+  server: string,
+  caBundle: string | null | undefined,
+  tokenFile: string,
+): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'shoot', server, caData: caBundle ?? undefined, skipTLSVerify: false }],
+    users: [{ name: 'gardener-node-agent', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
+    contexts: [{ name: 'shoot', cluster: 'shoot', user: 'gardener-node-agent' }],
+    currentContext: 'shoot',
+  });
+  return kc;
+}
+
+export async function restConfig(
+  config: NodeAgentConfiguration,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<KubeConfig> {
+  const kubeconfig = env.KUBECONFIG || config.clientConnection.kubeconfig;
+  if (kubeconfig) {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    return kc;
+  }
+  const server = config.apiServer.server;
+  if (!server) throw new Error('apiServer.server is empty and no kubeconfig is configured');
+  const host = new HostRoot(root);
+  const tokenFile = host.path(PATH.nodeAgentToken);
+  if (await exists(tokenFile)) return tokenFileKubeConfig(server, config.apiServer.caBundle, tokenFile);
+  const borrowed = [host.path(PATH.downloaderToken), host.path(PATH.nodeAgentBootstrapToken)];
+  let source: string | undefined;
+  for (const candidate of borrowed) {
+    if (await exists(candidate)) {
+      source = candidate;
+      break;
+    }
+  }
+  if (!source) {
+    throw new Error(
+      `unable to construct REST config (neither token file ${PATH.nodeAgentToken} nor bootstrap token file ${PATH.nodeAgentBootstrapToken} exist)`,
+    );
+  }
+  const temporary = tokenFileKubeConfig(server, config.apiServer.caBundle, source);
+  const secret = await temporary
+    .makeApiClient(CoreV1Api)
+    .readNamespacedSecret({ name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM });
+  const token = secret.data?.[DATA_KEY.token];
+  if (!token) throw new Error(`secret key "token" does not exist or empty`);
+  await writeFileAtomic(tokenFile, Buffer.from(token, 'base64'), 0o600);
+  return tokenFileKubeConfig(server, config.apiServer.caBundle, tokenFile);
+}
+
+/** Lower-cased kernel hostname (node-side §5.2). */
+export function hostName(override: string | undefined): string {
+  return (override || hostname()).toLowerCase();
+}
+
+/** The node with label kubernetes.io/hostname=<hostName>; undefined before kubelet registered it. */
+export async function nodeNameByHostName(core: CoreV1Api, host: string): Promise<string | undefined> {
+  const list = await core.listNode({ labelSelector: `kubernetes.io/hostname=${host}` });
+  if (list.items.length > 1)
+    throw new Error(`found more than one node with label kubernetes.io/hostname=${host}`);
+  return list.items[0]?.metadata?.name;
+}

@@ -1,0 +1,165 @@
+/**
+ * `gardener-node-agent run`: the long-running agent (node-side §5). Loads and validates its
+ * config, builds its credentials, finds its Node by hostname, serves /healthz, /readyz and
+ * /metrics, and runs the operatingsystemconfig, token, lease and hostname-check controllers until
+ * its signal aborts or it must restart itself (its unit or binary changed, or the hostname did).
+ */
+import { hostname as osHostname } from 'node:os';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
+import { EventRecorder } from '../../runtime/events.js';
+import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import type { Logger } from '../../runtime/logging.js';
+import { runtimeMetrics } from '../../runtime/metrics.js';
+import { startLeaseController } from '../controllers/lease/add.js';
+import { startOscController } from '../controllers/operatingsystemconfig/add.js';
+import { startTokenController } from '../controllers/token/add.js';
+import type { ImageExtractor } from '../registry/image-extractor.js';
+import type { Systemd } from '../systemd/systemd.js';
+import { hostName, nodeNameByHostName, restConfig } from './rest-config.js';
+
+export interface AgentOptions {
+  readonly config: NodeAgentConfiguration;
+  readonly root: string;
+  readonly systemd: Systemd;
+  readonly images: ImageExtractor;
+  readonly log: Logger;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides the hostname lookup (many agents on one machine). */
+  readonly nodeName?: string;
+  readonly healthPort?: number;
+  readonly metricsPort?: number;
+  readonly hostnameCheckIntervalMs?: number;
+}
+
+export interface RunningAgent {
+  readonly health: RunningServer;
+  readonly metrics: RunningServer;
+  /** Resolves with why the agent stopped: asked to, or it must be restarted by systemd. */
+  readonly stopped: Promise<'stopped' | 'restart'>;
+  stop(): void;
+}
+
+export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
+  const { config, log } = o;
+  const kubeConfig = await restConfig(config, o.root, o.env ?? process.env);
+  const http = new KubeHttp(kubeConfig);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const host = hostName(o.nodeName);
+  const nodeName = o.nodeName ?? (await nodeNameByHostName(core, host));
+  const root = new AbortController();
+  let reason: 'stopped' | 'restart' = 'stopped';
+  const restartSelf = () => {
+    reason = 'restart';
+    root.abort(new Error('the node agent restarts itself'));
+  };
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = runtimeMetrics(registry);
+  const osc = config.controllers.operatingSystemConfig;
+  const oscController = startOscController(
+    {
+      http,
+      core,
+      secretName: osc.secretName ?? '',
+      nodeName,
+      hostName: host,
+      kubernetesVersion: osc.kubernetesVersion ? formatSemVer(osc.kubernetesVersion) : '',
+      syncPeriodMs: (osc.syncPeriod ?? 600e9) / 1e6,
+      syncJitterPeriodNanos: osc.syncJitterPeriod ?? 300e9,
+      root: o.root,
+      systemd: o.systemd,
+      images: o.images,
+      recorder: new EventRecorder({
+        api: core,
+        component: 'gardener-node-agent',
+        host: nodeName ?? host,
+        log,
+      }),
+      restartSelf,
+      log,
+      metrics,
+    },
+    root.signal,
+  );
+  const token = startTokenController(
+    {
+      http,
+      syncConfigs: config.controllers.token.syncConfigs ?? [],
+      syncPeriodMs: (config.controllers.token.syncPeriod ?? 3600e9) / 1e6,
+      root: o.root,
+      log,
+      metrics,
+    },
+    root.signal,
+  );
+  startLeaseController(
+    {
+      api: kubeConfig.makeApiClient(CoordinationV1Api),
+      node: () => oscController.nodes.list()[0],
+      log,
+      metrics,
+    },
+    root.signal,
+  );
+
+  // A changed hostname changes which Node is ours: start over (node-side §12.2).
+  const startupHost = host;
+  const hostnameCheck = setInterval(() => {
+    if (!o.nodeName && osHostname().toLowerCase() !== startupHost) {
+      log.info(
+        { from: startupHost, to: osHostname().toLowerCase() },
+        'Hostname has changed, restarting gardener-node-agent',
+      );
+      restartSelf();
+    }
+  }, o.hostnameCheckIntervalMs ?? 30_000);
+  hostnameCheck.unref();
+
+  let synced = false;
+  void Promise.all([oscController.synced(), token.synced()]).then(
+    () => (synced = true),
+    () => undefined,
+  );
+  const informerSync = {
+    name: 'informer-sync',
+    check: () => {
+      if (!synced) throw new Error('caches not synced');
+    },
+  };
+  const health = await serveEndpoints({
+    host: config.server.healthProbes?.bindAddress,
+    port: o.healthPort ?? config.server.healthProbes?.port ?? 2751,
+    healthz: [pingCheck],
+    readyz: [informerSync],
+  });
+  const metricsServer = await serveEndpoints({
+    host: config.server.metrics?.bindAddress,
+    port: o.metricsPort ?? config.server.metrics?.port ?? 2752,
+    registry,
+  });
+  log.info(
+    { nodeName, hostName: host, health: health.url, metrics: metricsServer.url },
+    'Started gardener-node-agent',
+  );
+
+  const stopped = new Promise<'stopped' | 'restart'>((resolve) => {
+    root.signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(hostnameCheck);
+        void Promise.all([
+          oscController.controller.stopped(),
+          health.close(),
+          metricsServer.close(),
+          http.close(),
+        ]).then(() => resolve(reason));
+      },
+      { once: true },
+    );
+  });
+  return { health, metrics: metricsServer, stopped, stop: () => root.abort(new Error('stopped')) };
+}

@@ -1,0 +1,82 @@
+/**
+ * `gardener-node-agent run` (also the default command, as the unit's ExecStart passes only
+ * --config): runs the agent until SIGTERM/SIGINT (a second signal exits 1 at once) or until it must
+ * restart itself; both end with exit 0 and systemd starts it again.
+ */
+import type { Command } from 'commander';
+import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
+import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
+import { runAgent } from '../agent/run-agent.js';
+import { imagesFrom, systemdFrom } from './apply-command.js';
+import type { CliIo } from './cli-io.js';
+import { UsageError } from './exit-codes.js';
+import { checkedRoot } from './host-root-guard.js';
+import { readText } from './read-osc.js';
+
+interface RunFlags {
+  readonly config: string;
+  readonly root: string;
+  readonly systemd?: string;
+  readonly images?: string;
+  readonly nodeName?: string;
+  readonly healthPort?: string;
+  readonly metricsPort?: string;
+}
+
+function port(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`${flag} must be a port number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
+  const root = checkedRoot(flags.root, io.env);
+  const loaded = loadNodeAgentConfiguration(readText('--config', flags.config));
+  if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
+  const config = loaded.value;
+  const log = createLogger({
+    name: 'gardener-node-agent',
+    level: config.logLevel as LogLevel,
+    format: config.logFormat as LogFormat,
+  });
+  log.info({ root, config: flags.config }, 'Starting gardener-node-agent');
+  const agent = await runAgent({
+    config,
+    root,
+    systemd: systemdFrom(flags.systemd, root, io, log),
+    images: imagesFrom(flags.images, root, io, log),
+    log,
+    env: io.env,
+    nodeName: flags.nodeName,
+    healthPort: port('--health-port', flags.healthPort),
+    metricsPort: port('--metrics-port', flags.metricsPort),
+  });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) process.exit(1);
+    log.info({ signal }, 'Shutting down');
+    agent.stop();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const reason = await agent.stopped;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  log.info({ reason }, reason === 'restart' ? 'Exiting so that systemd restarts the node agent' : 'Stopped');
+}
+
+export function addRunCommand(program: Command, io: CliIo): void {
+  program
+    .command('run', { isDefault: true })
+    .description('run the node agent (the default command)')
+    .option('--config <file>', 'the NodeAgentConfiguration', PATH.nodeAgentConfig)
+    .option('--root <dir>', 'the host root every path resolves under', '/')
+    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
+    .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
+    .option('--health-port <port>', 'overrides server.healthProbes.port')
+    .option('--metrics-port <port>', 'overrides server.metrics.port')
+    .action((flags: RunFlags) => runCommand(flags, io));
+}

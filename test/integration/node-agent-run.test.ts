@@ -1,0 +1,149 @@
+/**
+ * `gardener-node-agent run` as a process against a real API server: it applies its OSC, reports
+ * ready, keeps its lease, and stops with exit 0 on SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { sha256Hex, stringifyYaml } from '../../api/index.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function eventually(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await Promise.resolve().then(check).catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+describe('gardener-node-agent run against a real API server', function () {
+  this.timeout(120_000);
+  let env: Envtest;
+  let core: CoreV1Api;
+  let dir: string;
+  let agent: ChildProcess | undefined;
+  const suffix = Date.now().toString(36);
+  const nodeName = `run-node-${suffix}`;
+  const secretName = `gardener-node-agent-run-${suffix}`;
+
+  before(async function () {
+    this.timeout(20 * 60_000);
+    env = await startEnvtest({ name: 'shoot' });
+    requireClusterScopedWrites(env);
+    core = env.kubeConfig.makeApiClient(CoreV1Api);
+    dir = mkdtempSync(join(tmpdir(), 'gna-run-'));
+  });
+
+  after(async () => {
+    agent?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    await core?.deleteNode({ name: nodeName }).catch(() => undefined);
+    await core?.deleteNamespacedSecret({ name: secretName, namespace: 'kube-system' }).catch(() => undefined);
+  });
+
+  it('applies its OSC, becomes ready, renews its lease and exits 0 on SIGTERM', async () => {
+    const root = join(dir, 'root');
+    const images = join(dir, 'images');
+    mkdirSync(root);
+    for (const [image, files] of Object.entries(IMAGE_FILES)) {
+      for (const [path, content] of Object.entries(files)) {
+        mkdirSync(join(images, encodeURIComponent(image), path, '..'), { recursive: true });
+        writeFileSync(join(images, encodeURIComponent(image), path), content);
+      }
+    }
+    const yaml = yamlOf(oscV1());
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: secretName, annotations: { 'checksum/data-script': sha256Hex(yaml) } },
+        data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
+      },
+    });
+    await core.createNode({
+      body: { metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName } } },
+    });
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: `agent-token-${suffix}` },
+        data: { token: Buffer.from('t0k3n').toString('base64') },
+      },
+    });
+    const config = join(dir, 'config.yaml');
+    writeFileSync(
+      config,
+      stringifyYaml({
+        apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
+        kind: 'NodeAgentConfiguration',
+        clientConnection: { kubeconfig: env.kubeconfigFile },
+        apiServer: { server: env.server },
+        controllers: {
+          operatingSystemConfig: { secretName, kubernetesVersion: '1.30.2', syncJitterPeriod: '0s' },
+          token: {
+            syncConfigs: [
+              { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' },
+              { secretName: `agent-token-${suffix}`, path: '/var/lib/extra/token' },
+            ],
+          },
+        },
+      }),
+    );
+    const record = join(dir, 'systemd.jsonl');
+    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const args = [
+      '--import',
+      'tsx',
+      cli,
+      'run',
+      '--config',
+      config,
+      '--root',
+      root,
+      `--systemd=record:${record}`,
+    ];
+    args.push('--images', images, '--node-name', nodeName, '--health-port', '0', '--metrics-port', '0');
+    agent = spawn(process.execPath, args, {
+      env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    agent.stdout?.on('data', (d) => (logs += d));
+    agent.stderr?.on('data', (d) => (logs += d));
+    const exited = new Promise<number | null>((r) => agent!.once('exit', (code) => r(code)));
+
+    await eventually('the node checksum', async () => {
+      const node = await core.readNode({ name: nodeName });
+      return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(yaml);
+    });
+    expect(readFileSync(join(root, 'example/file'), 'utf8')).to.equal('file1');
+    expect(readFileSync(record, 'utf8')).to.contain('{"op":"restart","unit":"unit1"}');
+    await eventually(
+      'the extra token file',
+      () => readFileSync(join(root, 'var/lib/extra/token'), 'utf8') === 't0k3n',
+    );
+    const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
+    await eventually('the lease', async () =>
+      Boolean(
+        await coordination.readNamespacedLease({
+          name: `gardener-node-agent-${nodeName}`,
+          namespace: 'kube-system',
+        }),
+      ),
+    );
+    const health = /"health":"(http:[^"]+)"/.exec(logs)?.[1];
+    expect(health, logs).to.be.a('string');
+    await eventually('readiness', async () => (await fetch(`${health}/readyz`)).status === 200);
+    agent.kill('SIGTERM');
+    expect(await exited, logs).to.equal(0);
+    agent = undefined;
+  });
+});

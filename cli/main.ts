@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { addCrdsCommand } from './crds-command.js';
+import { addDelaysCommand } from './delays-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { addRenderCommand } from './render-command.js';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   addRenderCommand(program);
+  addDelaysCommand(program);
   addCrdsCommand(program);
   return program;
 }

@@ -4,22 +4,9 @@
  * ManagedResource owns them, so deleting the legacy one after the migration keeps them.
  */
 import { ANNOTATION, NAME, NAMESPACE_KUBE_SYSTEM, RESOURCES_MODE_IGNORE } from '../../api/index.js';
+import { bootstrapClusterRoleBindings } from './rbac.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
-
-function bootstrapBinding(name: string, group: string, useGardenerNodeAgent: boolean) {
-  return {
-    apiVersion: `${RBAC_GROUP}/v1`,
-    kind: 'ClusterRoleBinding',
-    metadata: {
-      name,
-      creationTimestamp: null,
-      ...(useGardenerNodeAgent ? { annotations: { [ANNOTATION.resourcesMode]: RESOURCES_MODE_IGNORE } } : {}),
-    },
-    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
-    subjects: [{ apiGroup: RBAC_GROUP, kind: 'Group', name: group }],
-  };
-}
 
 export function downloaderRbac(
   executorSecretNames: readonly string[],
@@ -49,16 +36,8 @@ export function downloaderRbac(
         { kind: 'ServiceAccount', name: NAME.downloader, namespace: NAMESPACE_KUBE_SYSTEM },
       ],
     },
-    bootstrapBinding('system:node-bootstrapper', 'system:bootstrappers', useGardenerNodeAgent),
-    bootstrapBinding(
-      'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
-      'system:bootstrappers',
-      useGardenerNodeAgent,
-    ),
-    bootstrapBinding(
-      'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
-      'system:nodes',
-      useGardenerNodeAgent,
+    ...bootstrapClusterRoleBindings(
+      useGardenerNodeAgent ? { [ANNOTATION.resourcesMode]: RESOURCES_MODE_IGNORE } : undefined,
     ),
   ];
 }

@@ -4,14 +4,25 @@ import { NAME, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const SA_SUBJECT = { kind: 'ServiceAccount', name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM };
 
-function bootstrapBinding(name: string, group: string) {
-  return {
+/**
+ * The three ClusterRoleBindings that let machines bootstrap (join with a bootstrap token, get
+ * their client certificates approved); both ManagedResources ship them, the legacy one marked.
+ */
+export function bootstrapClusterRoleBindings(
+  annotations?: Record<string, string>,
+): Record<string, unknown>[] {
+  const binding = (name: string, group: string) => ({
     apiVersion: `${RBAC_GROUP}/v1`,
     kind: 'ClusterRoleBinding',
-    metadata: { name, creationTimestamp: null },
+    metadata: { name, creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
     subjects: [{ apiGroup: RBAC_GROUP, kind: 'Group', name: group }],
-  };
+  });
+  return [
+    binding('system:node-bootstrapper', 'system:bootstrappers'),
+    binding('system:certificates.k8s.io:certificatesigningrequests:nodeclient', 'system:bootstrappers'),
+    binding('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', 'system:nodes'),
+  ];
 }
 
 export function nodeAgentRbac(oscSecretNames: readonly string[]): Record<string, unknown>[] {
@@ -65,11 +76,6 @@ export function nodeAgentRbac(oscSecretNames: readonly string[]): Record<string,
       roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: NAME.nodeAgent },
       subjects: [{ kind: 'Group', name: 'system:bootstrappers' }, SA_SUBJECT],
     },
-    bootstrapBinding('system:node-bootstrapper', 'system:bootstrappers'),
-    bootstrapBinding(
-      'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
-      'system:bootstrappers',
-    ),
-    bootstrapBinding('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', 'system:nodes'),
+    ...bootstrapClusterRoleBindings(),
   ];
 }

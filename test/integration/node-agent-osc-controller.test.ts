@@ -15,22 +15,8 @@ import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function secretBody(name: string, osc: OperatingSystemConfig, extraAnnotations: Record<string, string> = {}) {
   const yaml = yamlOf(osc);

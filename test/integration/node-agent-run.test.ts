@@ -10,24 +10,8 @@ import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { eventually } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await Promise.resolve()
-      .then(check)
-      .catch(() => false))
-  ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('gardener-node-agent run against a real API server', function () {
   this.timeout(120_000);

@@ -7,20 +7,8 @@ import { expect } from 'chai';
 import { startLeaseController } from '../../node-agent/controllers/lease/add.js';
 import { startTokenController } from '../../node-agent/controllers/token/add.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { eventually } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const tokenSecret = (name: string, token: string) => ({
   metadata: { name, namespace: 'kube-system' },

@@ -20,6 +20,7 @@ import { Informer } from '../../runtime/kube/informer.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import { eventually, sleep } from '../support/eventually.js';
 import {
   createTestNamespace,
   type Envtest,
@@ -27,21 +28,6 @@ import {
   readAuditEvents,
   startEnvtest,
 } from './envtest.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function secret(namespace: string, name: string, data: Record<string, string> = {}): V1Secret {
   return {

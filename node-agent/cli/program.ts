@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { formatFieldErrors, ValidationError } from '../../api/index.js';
 import { NODE_AGENT_VERSION } from '../version.js';
 import { addApplyCommand } from './apply-command.js';
+import { addBootstrapCommand } from './bootstrap-command.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { addPlanCommand } from './plan-command.js';
@@ -18,6 +19,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   addRunCommand(program, io);
   addPlanCommand(program, io);
   addApplyCommand(program, io);
+  addBootstrapCommand(program, io);
   // Subcommands inherit neither exitOverride nor the output streams.
   for (const command of program.commands) {
     command

@@ -1,0 +1,94 @@
+/**
+ * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (node-side §4): what
+ * gardener-node-init.service runs once per node. `--root` defaults to `/` (the init script passes
+ * no flag); `--config` defaults to `<root>/var/lib/gardener-node-agent/config.yaml`.
+ *
+ * `--systemd` and `--disk` default to the real thing (`systemctl`, `script`) only when the root is
+ * `/`: restarting units or formatting the machine's disks for a tree in a temp dir is never what
+ * was meant. `--disk` is needed only when the config sets `bootstrap.kubeletDataVolumeSize`.
+ */
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
+import { runBootstrap } from '../bootstrap/bootstrap.js';
+import { type Disk, RecordingDisk, ScriptDisk } from '../bootstrap/disk.js';
+import { NODE_AGENT_VERSION } from '../version.js';
+import { systemdFrom } from './apply-command.js';
+import type { CliIo } from './cli-io.js';
+import { UsageError } from './exit-codes.js';
+import { checkedRoot } from './host-root-guard.js';
+import { readText } from './read-osc.js';
+
+interface BootstrapFlags {
+  readonly config?: string;
+  readonly root: string;
+  readonly systemd?: string;
+  readonly disk?: string;
+}
+
+function diskFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Disk {
+  const chosen = spec ?? (root === '/' ? 'script' : undefined);
+  if (chosen === undefined) {
+    throw new UsageError(
+      '--disk is required when --root is not / and bootstrap.kubeletDataVolumeSize is set ' +
+        "(the formatter script works on the machine's disks, whatever the root)",
+    );
+  }
+  if (chosen === 'script') return new ScriptDisk({ root, env: io.env, logger });
+  if (chosen.startsWith('record:') && chosen.length > 'record:'.length) {
+    return new RecordingDisk(resolve(chosen.slice('record:'.length)));
+  }
+  throw new UsageError(`--disk must be "script" or "record:FILE", not ${JSON.stringify(chosen)}`);
+}
+
+export function addBootstrapCommand(program: Command, io: CliIo): void {
+  program
+    .command('bootstrap')
+    .description('one-shot node setup: format the kubelet data volume, install and start the agent')
+    .option('--config <file>', `the NodeAgentConfiguration (default: <root>${PATH.nodeAgentConfig})`)
+    .option('--root <dir>', 'the host root every path resolves under', '/')
+    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--disk <spec>', '"script" (run the formatter), or "record:FILE" to append the request to FILE')
+    .action(async (flags: BootstrapFlags) => {
+      const root = checkedRoot(flags.root, io.env);
+      const configFile = flags.config ?? join(root, PATH.nodeAgentConfig);
+      const loaded = loadNodeAgentConfiguration(readText('--config', configFile));
+      if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${configFile}`, loaded.errors);
+      const config = loaded.value;
+      const size = config.bootstrap?.kubeletDataVolumeSize;
+      if (size !== undefined && size <= 0) {
+        throw new ValidationError(`NodeAgentConfiguration ${configFile}`, [
+          {
+            type: 'Invalid',
+            field: 'bootstrap.kubeletDataVolumeSize',
+            value: size,
+            detail: 'must be greater than 0 (no disk has 0 bytes)',
+          },
+        ]);
+      }
+      const logger = createLogger({
+        name: 'gardener-node-agent',
+        level: (config.logLevel || 'info') as LogLevel,
+        format: (config.logFormat || 'json') as LogFormat,
+        destination: io.stderr,
+      });
+      const systemd = systemdFrom(flags.systemd, root, io, logger);
+      const disk = size === undefined ? undefined : diskFrom(flags.disk, root, io, logger);
+      logger.info({ version: NODE_AGENT_VERSION }, 'Starting gardener-node-init');
+      const shown: Record<string, string | undefined> = {
+        config: configFile,
+        root,
+        systemd: flags.systemd,
+        disk: flags.disk,
+      };
+      for (const [name, value] of Object.entries(shown)) logger.info(`FLAG: --${name}=${value ?? ''}`);
+      await runBootstrap({
+        root,
+        config,
+        systemd,
+        disk,
+        logger,
+      });
+    });
+}

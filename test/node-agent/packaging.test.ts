@@ -1,0 +1,274 @@
+/**
+ * The packaged node agent: hack/build-node-agent.ts (esbuild bundle → Node 20 single executable) and
+ * hack/build-node-agent-image.ts (OCI image layout tarball). The binary runs alone: copied into an
+ * empty directory and started under `env -i` (no PATH, so no node and no node_modules), it must
+ * behave exactly like the sources. Builds are cached by source hash under the user cache dir.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { BINARY_NAME, type BuildResult, buildNodeAgent } from '../../hack/build-node-agent.js';
+import { buildNodeAgentImage, MEDIA_TYPE, ociImage, sha256 } from '../../hack/build-node-agent-image.js';
+import { parseRecording } from '../../node-agent/systemd/recording-systemd.js';
+import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
+import { writeImages } from './support/apply-fixture.js';
+import { type CliResult, runCli } from './support/cli-run.js';
+import { snapshotTree, useTempDirs } from './support/harness.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from './support/ntv18-fixtures.js';
+
+/** Runs `binary` with an empty environment (plus the refuse-host-root guard) in `cwd`. */
+function runAlone(binary: string, args: string[], cwd: string): CliResult {
+  const r = spawnSync('/usr/bin/env', ['-i', 'NODE_AGENT_REFUSE_HOST_ROOT=1', binary, ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
+  if (r.error) throw r.error;
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Files of a ustar archive (regular files only), for checking what the image holds. */
+function untar(archive: Buffer): Map<string, { mode: number; data: Buffer }> {
+  const out = new Map<string, { mode: number; data: Buffer }>();
+  for (let offset = 0; offset + 512 <= archive.length; ) {
+    const header = archive.subarray(offset, offset + 512);
+    if (header.every((b) => b === 0)) break;
+    const text = (start: number, length: number) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
+    const sum = header.reduce((s, b, i) => s + (i >= 148 && i < 156 ? 32 : b), 0);
+    expect(Number.parseInt(text(148, 8), 8), 'tar header checksum').to.equal(sum);
+    const prefix = text(345, 155);
+    const name = prefix ? `${prefix}/${text(0, 100)}` : text(0, 100);
+    const size = Number.parseInt(text(124, 12), 8);
+    if (text(156, 1) === '0') {
+      out.set(name, {
+        mode: Number.parseInt(text(100, 8), 8),
+        data: archive.subarray(offset + 512, offset + 512 + size),
+      });
+    }
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
+
+function hasUmoci(): boolean {
+  return spawnSync('umoci', ['--version']).status === 0;
+}
+
+describe('node-agent packaging: single executable and OCI image', function () {
+  this.timeout(300_000);
+  const tempDir = useTempDirs();
+  let build: BuildResult;
+  let buildDir: string;
+
+  before(async function () {
+    this.timeout(600_000);
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    buildDir = mkdtempSync(join(tmpdir(), 'gna-packaging-'));
+    build = await buildNodeAgent({ outDir: buildDir });
+  });
+
+  after(async () => {
+    const { rmSync } = await import('node:fs');
+    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  });
+
+  /** A copy of the binary as the only file of a fresh directory. */
+  function aloneBinary(): { binary: string; cwd: string } {
+    const cwd = tempDir('gna-alone-');
+    const binary = join(cwd, BINARY_NAME);
+    copyFileSync(build.binary, binary);
+    statSync(binary);
+    spawnSync('chmod', ['0755', binary]);
+    return { binary, cwd };
+  }
+
+  it('bundles into one CommonJS file that requires only built-in modules', () => {
+    const bundle = readFileSync(build.bundle, 'utf8');
+    const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!));
+    const { builtinModules } = require('node:module') as typeof import('node:module');
+    const external = [...required].filter((m) => !m.startsWith('node:') && !builtinModules.includes(m));
+    expect(external).to.deep.equal([]);
+    expect(bundle).not.to.match(/\bimport\.meta\b/);
+  });
+
+  it('--version: runs alone, without node or node_modules', () => {
+    const { binary, cwd } = aloneBinary();
+    const r = runAlone(binary, ['--version'], cwd);
+    expect(r).to.include({ code: 0, stdout: `${NODE_AGENT_VERSION}\n` });
+    expect(r.stderr).to.equal('');
+    expect(readdirSync(cwd)).to.deep.equal([BINARY_NAME]);
+    // The binary saw an empty environment: no PATH, no NODE_OPTIONS, no NODE_PATH.
+    expect(spawnSync('/usr/bin/env', ['-i', '/usr/bin/env'], { encoding: 'utf8' }).stdout).to.equal('');
+  });
+
+  it('plan on the N-TV-18 fixtures prints the same as the sources', async () => {
+    const { binary, cwd } = aloneBinary();
+    const inputs = tempDir('gna-inputs-');
+    const a = join(inputs, 'a.yaml');
+    const b = join(inputs, 'b.yaml');
+    writeFileSync(a, yamlOf(oscV1()));
+    writeFileSync(b, yamlOf(oscV2()));
+    for (const args of [
+      ['plan', '--next', a],
+      ['plan', '--previous', a, '--next', b],
+    ]) {
+      const packaged = runAlone(binary, args, cwd);
+      const sources = await runCli(args);
+      expect(packaged.code).to.equal(0);
+      expect(packaged.stdout).to.equal(sources.stdout);
+      expect(packaged.stdout).to.contain('units:');
+    }
+  });
+
+  it('apply --systemd=record:FILE on the N-TV-18 fixtures (v1, then v2) gives the same tree, output and calls as the sources', async () => {
+    const { binary, cwd } = aloneBinary();
+    const inputs = tempDir('gna-inputs-');
+    const images = writeImages(join(inputs, 'images'), IMAGE_FILES);
+    const v1 = join(inputs, 'v1.yaml');
+    const v2 = join(inputs, 'v2.yaml');
+    writeFileSync(v1, yamlOf(oscV1()));
+    writeFileSync(v2, yamlOf(oscV2()));
+    const side = (name: string) => {
+      const dir = join(inputs, name);
+      mkdirSync(join(dir, 'root'), { recursive: true });
+      return { root: join(dir, 'root'), record: join(dir, 'systemd.jsonl') };
+    };
+    const packagedSide = side('packaged');
+    const sourcesSide = side('sources');
+    const args = (s: { root: string; record: string }, osc: string) => [
+      'apply',
+      '--osc',
+      osc,
+      '--root',
+      s.root,
+      `--systemd=record:${s.record}`,
+      '--images',
+      images,
+    ];
+    for (const osc of [v1, v2]) {
+      const packaged = runAlone(binary, args(packagedSide, osc), cwd);
+      const sources = await runCli(args(sourcesSide, osc));
+      expect(packaged.code, packaged.stderr).to.equal(0);
+      expect(sources.code).to.equal(0);
+      expect(packaged.stdout).to.equal(sources.stdout);
+      expect(snapshotTree(packagedSide.root)).to.deep.equal(snapshotTree(sourcesSide.root));
+      expect(readFileSync(packagedSide.record, 'utf8')).to.equal(readFileSync(sourcesSide.record, 'utf8'));
+    }
+    expect(parseRecording(readFileSync(packagedSide.record, 'utf8')).length).to.be.greaterThan(19);
+    expect(readFileSync(join(packagedSide.root, 'third/file'), 'utf8')).to.equal('file3');
+  });
+
+  it('bootstrap runs alone too, and refuses the host root under NODE_AGENT_REFUSE_HOST_ROOT=1', () => {
+    const { binary, cwd } = aloneBinary();
+    const refused = runAlone(binary, ['bootstrap'], cwd);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.contain('refusing to work on the host root');
+    const inputs = tempDir('gna-inputs-');
+    const root = join(inputs, 'root');
+    mkdirSync(root);
+    const config = join(inputs, 'config.yaml');
+    writeFileSync(
+      config,
+      `apiVersion: nodeagent.config.gardener.cloud/v1alpha1
+kind: NodeAgentConfiguration
+apiServer:
+  server: https://api.example.org
+controllers:
+  operatingSystemConfig:
+    secretName: osc
+    kubernetesVersion: 1.28.2
+  token:
+    syncConfigs:
+    - secretName: gardener-node-agent
+      path: /var/lib/gardener-node-agent/credentials/token
+`,
+    );
+    const record = join(inputs, 'systemd.jsonl');
+    const r = runAlone(
+      binary,
+      ['bootstrap', '--config', config, '--root', root, `--systemd=record:${record}`],
+      cwd,
+    );
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.contain('Bootstrap procedure finished, terminating');
+    expect(parseRecording(readFileSync(record, 'utf8')).map((o) => o.op)).to.deep.equal([
+      'daemon-reload',
+      'enable',
+      'start',
+      'disable',
+    ]);
+  });
+
+  it('the OCI image tarball holds the binary as /gardener-node-agent; unpacked, it runs alone', async () => {
+    const dir = tempDir('gna-image-');
+    const { archive, manifestDigest, name } = await buildNodeAgentImage({
+      binary: build.binary,
+      out: join(dir, 'image.tar'),
+      name: 'registry.example.org/gardener/node-agent:v9.9.9',
+    });
+    // Our own reader: layout, index, manifest, config, layer, every digest and size.
+    const files = untar(readFileSync(archive));
+    expect(JSON.parse(files.get('oci-layout')!.data.toString())).to.deep.equal({
+      imageLayoutVersion: '1.0.0',
+    });
+    for (const [path, { data }] of files) {
+      if (path.startsWith('blobs/sha256/')) expect(sha256(data)).to.equal(`sha256:${path.slice(13)}`);
+    }
+    const blob = (digest: string) => files.get(`blobs/sha256/${digest.slice('sha256:'.length)}`)!.data;
+    const index = JSON.parse(files.get('index.json')!.data.toString());
+    expect(index).to.deep.include({ schemaVersion: 2, mediaType: MEDIA_TYPE.index });
+    expect(index.manifests).to.have.length(1);
+    expect(index.manifests[0]).to.deep.include({ mediaType: MEDIA_TYPE.manifest, digest: manifestDigest });
+    expect(index.manifests[0].annotations).to.deep.equal({
+      'io.containerd.image.name': name,
+      'org.opencontainers.image.ref.name': 'v9.9.9',
+    });
+    const manifest = JSON.parse(blob(manifestDigest).toString());
+    expect(index.manifests[0].size).to.equal(blob(manifestDigest).length);
+    const config = JSON.parse(blob(manifest.config.digest).toString());
+    expect(config).to.deep.include({ os: 'linux', architecture: 'amd64' });
+    expect(config.config.Entrypoint).to.deep.equal(['/gardener-node-agent']);
+    expect(manifest.layers).to.have.length(1);
+    const layer = blob(manifest.layers[0].digest);
+    expect(manifest.layers[0]).to.include({ mediaType: MEDIA_TYPE.layer, size: layer.length });
+    const layerTar = gunzipSync(layer);
+    expect(config.rootfs).to.deep.equal({ type: 'layers', diff_ids: [sha256(layerTar)] });
+    const layerFiles = untar(layerTar);
+    expect([...layerFiles.keys()]).to.deep.equal(['gardener-node-agent']);
+    expect(layerFiles.get('gardener-node-agent')!.mode).to.equal(0o755);
+    expect(sha256(layerFiles.get('gardener-node-agent')!.data)).to.equal(sha256(readFileSync(build.binary)));
+
+    // Deterministic: the same binary gives the same image, whenever it is built.
+    const small = Buffer.from('#!/bin/sh\n');
+    expect(ociImage({ binary: small, name }).manifestDigest).to.equal(
+      ociImage({ binary: small, name }).manifestDigest,
+    );
+
+    // Unpacked by a real OCI tool (Debian's umoci), the extracted binary runs alone.
+    const layout = join(dir, 'layout');
+    mkdirSync(layout);
+    expect(spawnSync('tar', ['-xf', archive, '-C', layout]).status).to.equal(0);
+    let extracted: string;
+    if (hasUmoci()) {
+      const bundle = join(dir, 'bundle');
+      const r = spawnSync('umoci', ['unpack', '--rootless', '--image', `${layout}:v9.9.9`, bundle], {
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).to.equal(0);
+      extracted = join(bundle, 'rootfs', BINARY_NAME);
+    } else {
+      // Without umoci the layer our reader extracted is what runs.
+      extracted = join(dir, BINARY_NAME);
+      writeFileSync(extracted, layerFiles.get('gardener-node-agent')!.data, { mode: 0o755 });
+    }
+    const cwd = tempDir('gna-alone-');
+    const r = runAlone(extracted, ['--version'], cwd);
+    expect(r).to.include({ code: 0, stdout: `${NODE_AGENT_VERSION}\n` });
+  });
+});

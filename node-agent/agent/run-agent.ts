@@ -13,6 +13,8 @@ import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/htt
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
+import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { startLeaseController } from '../controllers/lease/add.js';
 import { startOscController } from '../controllers/operatingsystemconfig/add.js';
 import { startTokenController } from '../controllers/token/add.js';
@@ -44,6 +46,8 @@ export interface RunningAgent {
 
 export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const { config, log } = o;
+  // the kubelet needs credentials to register before the agent can find its Node (node-side §5.5)
+  await writeKubeletBootstrapKubeconfig({ root: o.root, config, logger: log });
   const kubeConfig = await restConfig(config, o.root, o.env ?? process.env);
   const http = new KubeHttp(kubeConfig);
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -105,6 +109,9 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     },
     root.signal,
   );
+
+  // Once the agent has its own token the legacy downloader must go (node-side §5.6, migration).
+  await cleanCloudConfigDownloader({ root: o.root, systemd: o.systemd, logger: log });
 
   // A changed hostname changes which Node is ours: start over (node-side §12.2).
   const startupHost = host;

@@ -71,6 +71,8 @@ export function addRunCommand(program: Command, io: CliIo): void {
   program
     .command('run', { isDefault: true })
     .description('run the node agent (the default command)')
+    // as the default command, run receives any unknown command word: name it instead of "too many arguments"
+    .argument('[command]')
     .option('--config <file>', 'the NodeAgentConfiguration', PATH.nodeAgentConfig)
     .option('--root <dir>', 'the host root every path resolves under', '/')
     .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
@@ -78,5 +80,8 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
     .option('--health-port <port>', 'overrides server.healthProbes.port')
     .option('--metrics-port <port>', 'overrides server.metrics.port')
-    .action((flags: RunFlags) => runCommand(flags, io));
+    .action((command: string | undefined, flags: RunFlags) => {
+      if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
+      return runCommand(flags, io);
+    });
 }

@@ -4,6 +4,7 @@
  * /metrics, and runs the operatingsystemconfig, token, lease and hostname-check controllers until
  * its signal aborts or it must restart itself (its unit or binary changed, or the hostname did).
  */
+import { setMaxListeners } from 'node:events';
 import { hostname as osHostname } from 'node:os';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -54,6 +55,8 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const host = hostName(o.nodeName);
   const nodeName = o.nodeName ?? (await nodeNameByHostName(core, host));
   const root = new AbortController();
+  // every informer, controller worker and timer of the agent listens on this one signal
+  setMaxListeners(100, root.signal);
   let reason: 'stopped' | 'restart' = 'stopped';
   const restartSelf = () => {
     reason = 'restart';

@@ -9,6 +9,7 @@ import { hostname as osHostname } from 'node:os';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
+import { Controller } from '../../runtime/controller.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -17,6 +18,7 @@ import { runtimeMetrics } from '../../runtime/metrics.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { startLeaseController } from '../controllers/lease/add.js';
+import { restartAnnotationChanged, restartRequestedServices } from '../controllers/node/restart-services.js';
 import { startOscController } from '../controllers/operatingsystemconfig/add.js';
 import { startTokenController } from '../controllers/token/add.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -103,6 +105,22 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     },
     root.signal,
   );
+  // the node controller: units an operator asks to restart through the Node annotation (node-side §9)
+  const nodeController = new Controller({
+    name: 'node',
+    log,
+    metrics,
+    timeoutMs: 3 * 60_000,
+    reconcile: async (_key, ctx) => {
+      const node = oscController.nodes.list()[0];
+      if (node) await restartRequestedServices(node, core, o.systemd, ctx.log);
+    },
+  });
+  oscController.nodes.on({
+    add: (node) => restartAnnotationChanged(undefined, node) && nodeController.queue.add('node'),
+    update: (previous, node) => restartAnnotationChanged(previous, node) && nodeController.queue.add('node'),
+  });
+  nodeController.start(root.signal);
   startLeaseController(
     {
       api: kubeConfig.makeApiClient(CoordinationV1Api),

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
@@ -130,6 +130,37 @@ describe('gardener-node-agent run against a real API server', function () {
     const health = /"health":"(http:[^"]+)"/.exec(logs)?.[1];
     expect(health, logs).to.be.a('string');
     await eventually('readiness', async () => (await fetch(`${health}/readyz`)).status === 200);
+    // the restart annotation: listed units restarted, the annotation removed, the agent itself last
+    await core.patchNode(
+      {
+        name: nodeName,
+        body: {
+          metadata: {
+            annotations: {
+              'worker.gardener.cloud/restart-systemd-services': 'gardener-node-agent,foo,bar.service',
+            },
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually('the restart annotation handled', async () => {
+      const node = await core.readNode({ name: nodeName });
+      return (
+        node.metadata?.annotations?.['worker.gardener.cloud/restart-systemd-services'] === undefined &&
+        readFileSync(record, 'utf8').includes('"unit":"gardener-node-agent.service"')
+      );
+    });
+    const ops = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { op: string; unit?: string });
+    const tail = ops.slice(-3).map((o) => `${o.op} ${o.unit}`);
+    expect(tail).to.deep.equal([
+      'restart foo.service',
+      'restart bar.service',
+      'restart gardener-node-agent.service',
+    ]);
     agent.kill('SIGTERM');
     expect(await exited, logs).to.equal(0);
     agent = undefined;

@@ -1,5 +1,6 @@
 /** systemd behind an interface: systemctl for nodes, recorders for tests and demos. */
 export * from './memory-systemd.js';
+export * from './op-systemd.js';
 export * from './recording-systemd.js';
 export * from './systemctl-systemd.js';
 export * from './systemd.js';

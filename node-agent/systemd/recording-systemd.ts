@@ -6,55 +6,30 @@
  * uses it (env NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS) to kill an apply in the middle of its work.
  */
 import { appendFileSync } from 'node:fs';
-import type { Systemd, SystemdOp, SystemdUnitOp } from './systemd.js';
+import { OpSystemd } from './op-systemd.js';
+import type { SystemdOp } from './systemd.js';
 
 export interface RecordingSystemdOptions {
   readonly killAfterOps?: number;
 }
 
-export class RecordingSystemd implements Systemd {
+export class RecordingSystemd extends OpSystemd {
   private written = 0;
 
   constructor(
     readonly file: string,
     private readonly options: RecordingSystemdOptions = {},
-  ) {}
+  ) {
+    super();
+  }
 
-  private record(op: SystemdOp): Promise<void> {
+  protected record(op: SystemdOp): Promise<void> {
     appendFileSync(this.file, `${JSON.stringify(op)}\n`);
     this.written++;
     if (this.options.killAfterOps !== undefined && this.written >= this.options.killAfterOps) {
       process.kill(process.pid, 'SIGKILL');
     }
     return Promise.resolve();
-  }
-
-  private unitOp(op: SystemdUnitOp, unit: string): Promise<void> {
-    return this.record({ op, unit });
-  }
-
-  daemonReload(): Promise<void> {
-    return this.record({ op: 'daemon-reload' });
-  }
-
-  async enable(units: readonly string[]): Promise<void> {
-    for (const unit of units) await this.unitOp('enable', unit);
-  }
-
-  async disable(units: readonly string[]): Promise<void> {
-    for (const unit of units) await this.unitOp('disable', unit);
-  }
-
-  start(unit: string): Promise<void> {
-    return this.unitOp('start', unit);
-  }
-
-  stop(unit: string): Promise<void> {
-    return this.unitOp('stop', unit);
-  }
-
-  restart(unit: string): Promise<void> {
-    return this.unitOp('restart', unit);
   }
 }
 

@@ -1,0 +1,37 @@
+/**
+ * A Systemd that turns every call into one SystemdOp (enable/disable one per unit) and hands it to
+ * `record`: the common part of the in-memory and the recording implementations.
+ */
+import type { Systemd, SystemdOp, SystemdUnitOp } from './systemd.js';
+
+export abstract class OpSystemd implements Systemd {
+  protected abstract record(op: SystemdOp): Promise<void>;
+
+  private unitOp(op: SystemdUnitOp, unit: string): Promise<void> {
+    return this.record({ op, unit });
+  }
+
+  daemonReload(): Promise<void> {
+    return this.record({ op: 'daemon-reload' });
+  }
+
+  async enable(units: readonly string[]): Promise<void> {
+    for (const unit of units) await this.unitOp('enable', unit);
+  }
+
+  async disable(units: readonly string[]): Promise<void> {
+    for (const unit of units) await this.unitOp('disable', unit);
+  }
+
+  start(unit: string): Promise<void> {
+    return this.unitOp('start', unit);
+  }
+
+  stop(unit: string): Promise<void> {
+    return this.unitOp('stop', unit);
+  }
+
+  restart(unit: string): Promise<void> {
+    return this.unitOp('restart', unit);
+  }
+}

@@ -25,6 +25,7 @@ describe('node agent with the RBAC the renderer ships', function () {
   let core: CoreV1Api;
   let dir: string;
   let agent: RunningAgent | undefined;
+  const rbacObjects: Record<string, unknown>[] = [];
   const nodeName = `rbac-node-${Date.now().toString(36)}`;
   // the name the renderer's Role grants (the example's first pool)
   const secretName = 'gardener-node-agent-cpu-worker-46fed';
@@ -42,6 +43,11 @@ describe('node agent with the RBAC the renderer ships', function () {
     await agent?.stopped;
     rmSync(dir, { recursive: true, force: true });
     await core?.deleteNode({ name: nodeName }).catch(() => undefined);
+    for (const name of [secretName, 'unrelated-secret', 'gardener-node-agent']) {
+      await core?.deleteNamespacedSecret({ name, namespace: 'kube-system' }).catch(() => undefined);
+    }
+    const api = env && KubernetesObjectApi.makeApiClient(env.kubeConfig);
+    for (const o of rbacObjects) await api?.delete(o as never).catch(() => undefined);
   });
 
   it('applies, stamps its Node, renews its Lease, and gets 403 for another secret', async () => {
@@ -49,6 +55,7 @@ describe('node agent with the RBAC the renderer ships', function () {
     const objects = render({ target: 'shoot', now: DEFAULT_NOW }).objects.filter((o) =>
       String(o.apiVersion).startsWith('rbac.'),
     );
+    rbacObjects.push(...objects);
     expect(objects.map((o) => o.kind).sort()).to.deep.equal([
       'ClusterRole',
       'ClusterRoleBinding',

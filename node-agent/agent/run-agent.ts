@@ -1,11 +1,13 @@
 /**
  * `gardener-node-agent run`: the long-running agent (node-side §5). Loads and validates its
  * config, builds its credentials, finds its Node by hostname, serves /healthz, /readyz and
- * /metrics, and runs the operatingsystemconfig, token, lease and hostname-check controllers until
- * its signal aborts or it must restart itself (its unit or binary changed, or the hostname did).
+ * /metrics, and runs the operatingsystemconfig, token, node, lease, health-check and
+ * hostname-check controllers until its signal aborts or it must restart itself (its unit or binary
+ * changed, or the hostname did).
  */
 import { setMaxListeners } from 'node:events';
 import { hostname as osHostname } from 'node:os';
+import { resolve } from 'node:path';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
@@ -17,12 +19,21 @@ import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
+import {
+  HEALTH_CHECK_CONTROLLER_NAME,
+  HEALTH_CHECK_KEY,
+  startHealthCheckController,
+} from '../controllers/healthcheck/add.js';
+import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
+import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
+import { KUBELET_HEALTHZ_URL } from '../controllers/healthcheck/kubelet-healthz.js';
 import { startLeaseController } from '../controllers/lease/add.js';
 import { restartAnnotationChanged, restartRequestedServices } from '../controllers/node/restart-services.js';
 import { startOscController } from '../controllers/operatingsystemconfig/add.js';
 import { startTokenController } from '../controllers/token/add.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
+import { agentMetrics, countingRestarts } from './agent-metrics.js';
 import { hostName, nodeNameByHostName, restConfig } from './rest-config.js';
 
 export interface AgentOptions {
@@ -37,6 +48,25 @@ export interface AgentOptions {
   readonly healthPort?: number;
   readonly metricsPort?: number;
   readonly hostnameCheckIntervalMs?: number;
+  /**
+   * The kubelet endpoint the health check probes; `false`: no kubelet check. Default: the
+   * kubelet's /healthz when the root is `/`, else none (a tree in a temp dir has no kubelet).
+   */
+  readonly kubeletHealthzUrl?: string | false;
+  /** How the health check asks containerd; `false`: not at all. Default: `ctr version` when the root is `/`. */
+  readonly containerdCheck?: ContainerdCheck | false;
+  readonly healthCheckIntervalMs?: number;
+}
+
+/** What the health check probes: the machine's own services only when the agent manages the machine. */
+function healthProbes(o: AgentOptions): { kubeletHealthzUrl?: string; containerdCheck?: ContainerdCheck } {
+  const onHost = resolve(o.root) === '/';
+  const url = o.kubeletHealthzUrl ?? (onHost ? KUBELET_HEALTHZ_URL : false);
+  const containerd = o.containerdCheck ?? (onHost ? ctrVersionCheck({ env: o.env }) : false);
+  return {
+    kubeletHealthzUrl: url === false ? undefined : url,
+    containerdCheck: containerd === false ? undefined : containerd,
+  };
 }
 
 export interface RunningAgent {
@@ -68,6 +98,8 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = runtimeMetrics(registry);
+  const ownMetrics = agentMetrics(registry);
+  const systemd = countingRestarts(o.systemd, ownMetrics);
   const osc = config.controllers.operatingSystemConfig;
   const oscController = startOscController(
     {
@@ -80,7 +112,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       syncPeriodMs: (osc.syncPeriod ?? 600e9) / 1e6,
       syncJitterPeriodNanos: osc.syncJitterPeriod ?? 300e9,
       root: o.root,
-      systemd: o.systemd,
+      systemd,
       images: o.images,
       recorder: new EventRecorder({
         api: core,
@@ -91,6 +123,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       restartSelf,
       log,
       metrics,
+      agentMetrics: ownMetrics,
     },
     root.signal,
   );
@@ -102,6 +135,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       root: o.root,
       log,
       metrics,
+      agentMetrics: ownMetrics,
     },
     root.signal,
   );
@@ -113,7 +147,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     timeoutMs: 3 * 60_000,
     reconcile: async (_key, ctx) => {
       const node = oscController.nodes.list()[0];
-      if (node) await restartRequestedServices(node, core, o.systemd, ctx.log);
+      if (node) await restartRequestedServices(node, core, systemd, ctx.log);
     },
   });
   oscController.nodes.on({
@@ -131,8 +165,35 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     root.signal,
   );
 
+  // kubelet and containerd are restarted after a minute of failing; nothing more (node-side §11)
+  const probes = healthProbes(o);
+  const healthCheck = startHealthCheckController(
+    {
+      ...probes,
+      node: () => oscController.nodes.list()[0],
+      systemd,
+      events: new EventRecorder({
+        api: core,
+        component: HEALTH_CHECK_CONTROLLER_NAME,
+        host: nodeName ?? host,
+        log,
+      }),
+      core,
+      intervalMs: o.healthCheckIntervalMs,
+      log,
+      metrics,
+      healthMetrics: ownMetrics,
+    },
+    root.signal,
+  );
+  if (healthCheck) {
+    // a Node change (Ready flapping, lost addresses) is checked at once, not up to 30 s later
+    const checkNow = () => healthCheck.queue.add(HEALTH_CHECK_KEY);
+    oscController.nodes.on({ add: checkNow, update: checkNow, delete: checkNow });
+  }
+
   // Once the agent has its own token the legacy downloader must go (node-side §5.6, migration).
-  await cleanCloudConfigDownloader({ root: o.root, systemd: o.systemd, logger: log });
+  await cleanCloudConfigDownloader({ root: o.root, systemd, logger: log });
 
   // A changed hostname changes which Node is ours: start over (node-side §12.2).
   const startupHost = host;
@@ -170,7 +231,14 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     registry,
   });
   log.info(
-    { nodeName, hostName: host, health: health.url, metrics: metricsServer.url },
+    {
+      nodeName,
+      hostName: host,
+      health: health.url,
+      metrics: metricsServer.url,
+      kubeletHealthz: probes.kubeletHealthzUrl ?? 'off',
+      containerdHealthCheck: probes.containerdCheck ? 'on' : 'off',
+    },
     'Started gardener-node-agent',
   );
 
@@ -181,6 +249,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
         clearInterval(hostnameCheck);
         void Promise.all([
           oscController.controller.stopped(),
+          healthCheck?.stopped(),
           health.close(),
           metricsServer.close(),
           http.close(),

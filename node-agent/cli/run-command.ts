@@ -3,10 +3,12 @@
  * --config): runs the agent until SIGTERM/SIGINT (a second signal exits 1 at once) or until it must
  * restart itself; both end with exit 0 and systemd starts it again.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runAgent } from '../agent/run-agent.js';
+import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
+import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
 import { imagesFrom, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
@@ -21,6 +23,10 @@ interface RunFlags {
   readonly nodeName?: string;
   readonly healthPort?: string;
   readonly metricsPort?: string;
+  readonly kubeletHealthzUrl?: string;
+  readonly containerdCheck?: 'ctr' | 'off';
+  /** false with --no-health-check */
+  readonly healthCheck: boolean;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -31,8 +37,36 @@ function port(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/** undefined: the agent's default (the kubelet's /healthz when the root is /, else none). */
+function kubeletHealthzUrl(flags: RunFlags): string | false | undefined {
+  const value = flags.kubeletHealthzUrl;
+  if (!flags.healthCheck || value === 'off') return false;
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (url?.protocol !== 'http:')
+    throw new UsageError(
+      `--kubelet-healthz-url must be an http:// URL or "off", not ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+/** undefined: the agent's default (`ctr version` when the root is /, else none). */
+function containerdCheck(flags: RunFlags, env: NodeJS.ProcessEnv): ContainerdCheck | false | undefined {
+  if (!flags.healthCheck || flags.containerdCheck === 'off') return false;
+  return flags.containerdCheck === 'ctr' ? ctrVersionCheck({ env }) : undefined;
+}
+
 export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   const root = checkedRoot(flags.root, io.env);
+  const healthProbes = {
+    kubeletHealthzUrl: kubeletHealthzUrl(flags),
+    containerdCheck: containerdCheck(flags, io.env),
+  };
   const loaded = loadNodeAgentConfiguration(readText('--config', flags.config));
   if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
   const config = loaded.value;
@@ -52,6 +86,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     nodeName: flags.nodeName,
     healthPort: port('--health-port', flags.healthPort),
     metricsPort: port('--metrics-port', flags.metricsPort),
+    ...healthProbes,
   });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -80,6 +115,17 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
     .option('--health-port <port>', 'overrides server.healthProbes.port')
     .option('--metrics-port <port>', 'overrides server.metrics.port')
+    .option(
+      '--kubelet-healthz-url <url>',
+      'the kubelet endpoint the health check probes, or "off" (default: http://127.0.0.1:10248/healthz when --root is /, else off)',
+    )
+    .addOption(
+      new Option(
+        '--containerd-check <how>',
+        'how the health check asks containerd (default: ctr when --root is /, else off)',
+      ).choices(['ctr', 'off']),
+    )
+    .option('--no-health-check', 'do not check (and restart) kubelet and containerd')
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
       return runCommand(flags, io);

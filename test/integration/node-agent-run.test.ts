@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
+import { startFakeKubelet } from '../node-agent/support/fake-kubelet.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
@@ -164,5 +165,75 @@ describe('gardener-node-agent run against a real API server', function () {
     agent.kill('SIGTERM');
     expect(await exited, logs).to.equal(0);
     agent = undefined;
+  });
+
+  it('serves its own metrics and health-checks the kubelet at --kubelet-healthz-url', async () => {
+    const root = join(dir, 'metrics-root');
+    mkdirSync(join(root, 'var/lib/extra'), { recursive: true });
+    // a JWT no secret overwrites: its `exp` is one hour away
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const payload = Buffer.from(JSON.stringify({ exp })).toString('base64url');
+    writeFileSync(join(root, 'var/lib/extra/jwt'), `e30.${payload}.c2ln`);
+    const kubelet = await startFakeKubelet();
+    const config = join(dir, 'metrics-config.yaml');
+    writeFileSync(
+      config,
+      stringifyYaml({
+        apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
+        kind: 'NodeAgentConfiguration',
+        clientConnection: { kubeconfig: env.kubeconfigFile },
+        apiServer: { server: env.server },
+        controllers: {
+          operatingSystemConfig: { secretName: `${secretName}-absent`, kubernetesVersion: '1.30.2' },
+          token: {
+            syncConfigs: [
+              { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' },
+              { secretName: `absent-${suffix}`, path: '/var/lib/extra/jwt' },
+            ],
+          },
+        },
+      }),
+    );
+    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const args = ['--import', 'tsx', cli, 'run', '--config', config, '--root', root];
+    args.push(`--systemd=record:${join(dir, 'metrics-systemd.jsonl')}`, '--node-name', nodeName);
+    args.push('--health-port', '0', '--metrics-port', '0', '--kubelet-healthz-url', kubelet.url);
+    agent = spawn(process.execPath, args, {
+      env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    agent.stdout?.on('data', (d) => (logs += d));
+    agent.stderr?.on('data', (d) => (logs += d));
+    const exited = new Promise<number | null>((r) => agent!.once('exit', (code) => r(code)));
+    try {
+      const metricsUrl = await eventually(
+        'the metrics URL',
+        () => /"metrics":"(http:[^"]+)"/.exec(logs)?.[1],
+      );
+      await eventually('a kubelet health check', () => kubelet.hits > 0);
+      const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+      for (const name of [
+        'gardener_node_agent_osc_apply_duration_seconds',
+        'gardener_node_agent_osc_applies_total',
+        'gardener_node_agent_unit_restarts_total',
+        'gardener_node_agent_health_check_failures_total',
+        'gardener_node_agent_health_check_restarts_total',
+        'gardener_node_agent_token_expires_in_seconds',
+      ]) {
+        expect(text).to.contain(`# TYPE ${name} `);
+      }
+      const left = /gardener_node_agent_token_expires_in_seconds\{path="\/var\/lib\/extra\/jwt"\} (\S+)/.exec(
+        text,
+      );
+      expect(Number(left?.[1])).to.be.within(3500, 3600);
+      expect(text).to.contain('controller_runtime_reconcile_total{controller="health-check"');
+      expect(logs).to.contain('"containerdHealthCheck":"off"');
+    } finally {
+      agent.kill('SIGTERM');
+      expect(await exited, logs).to.equal(0);
+      agent = undefined;
+      await kubelet.close();
+    }
   });
 });

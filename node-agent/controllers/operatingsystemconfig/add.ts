@@ -12,6 +12,7 @@ import { Informer } from '../../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { AgentMetrics } from '../../agent/agent-metrics.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { OscReconciler } from './reconciler.js';
@@ -37,6 +38,7 @@ export interface OscControllerOptions {
   readonly restartSelf: () => void;
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;
+  readonly agentMetrics?: AgentMetrics;
 }
 
 export interface OscController {
@@ -78,6 +80,7 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     secret: () => secrets.get(o.secretName, NAMESPACE_KUBE_SYSTEM),
     node,
     restartSelf: o.restartSelf,
+    agentMetrics: o.agentMetrics,
   });
   const controller = new Controller({
     name: CONTROLLER_NAME,

@@ -16,6 +16,7 @@ import {
 import { ANNOTATION, LABEL, NAMESPACE_KUBE_SYSTEM, PATH, readOscSecret } from '../../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
+import { type AgentMetrics, observeOscApply } from '../../agent/agent-metrics.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
@@ -36,6 +37,7 @@ export interface OscReconcilerOptions {
   readonly node: () => V1Node | undefined;
   /** Ends the process so systemd starts the new agent (its unit or binary changed). */
   readonly restartSelf: () => void;
+  readonly agentMetrics?: AgentMetrics;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -56,14 +58,16 @@ export class OscReconciler {
       ctx.log.debug('Configuration on this node is up to date, nothing to be done');
       return undefined;
     }
-    const result = await applyOsc({
-      root: this.o.root,
-      oscText: raw,
-      systemd: this.o.systemd,
-      images: this.o.images,
-      logger: ctx.log,
-      onNodeAgentRestart: 'exit',
-    });
+    const result = await observeOscApply(this.o.agentMetrics, () =>
+      applyOsc({
+        root: this.o.root,
+        oscText: raw,
+        systemd: this.o.systemd,
+        images: this.o.images,
+        logger: ctx.log,
+        onNodeAgentRestart: 'exit',
+      }),
+    );
     ctx.log.info(
       { outcome: result.outcome, steps: result.stepsRun },
       'Successfully applied operating system config',

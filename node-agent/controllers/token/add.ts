@@ -10,6 +10,7 @@ import { Informer } from '../../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { AgentMetrics } from '../../agent/agent-metrics.js';
 import { hasAccessTokenLabel, syncTokenFile } from './token-file-sync.js';
 
 export const TOKEN_CONTROLLER_NAME = 'token';
@@ -21,6 +22,7 @@ export interface TokenControllerOptions {
   readonly root: string;
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;
+  readonly agentMetrics?: AgentMetrics;
 }
 
 export function startTokenController(
@@ -42,6 +44,8 @@ export function startTokenController(
     );
   }
   const pathOf = new Map(o.syncConfigs.map((s) => [s.secretName, s.path]));
+  // the files, not the secrets: they are what the agent's clients authenticate with
+  for (const { path } of o.syncConfigs) o.agentMetrics?.trackTokenFile(o.root, path);
   const controller = new Controller({
     name: TOKEN_CONTROLLER_NAME,
     concurrency: Math.max(1, o.syncConfigs.length),

@@ -1,0 +1,52 @@
+/** The health-check flags of `run` are checked before the agent starts (exit 2, nothing touched). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { stringifyYaml } from '../../../api/index.js';
+import { runCli } from '../support/cli-run.js';
+import { useTempDirs } from '../support/harness.js';
+
+describe('gardener-node-agent run: health-check flags', () => {
+  const tempDir = useTempDirs();
+
+  function args(...extra: string[]): string[] {
+    const dir = tempDir();
+    const config = join(dir, 'config.yaml');
+    writeFileSync(
+      config,
+      stringifyYaml({
+        apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
+        kind: 'NodeAgentConfiguration',
+        clientConnection: { kubeconfig: join(dir, 'no-kubeconfig') },
+        apiServer: { server: 'https://127.0.0.1:1' },
+        controllers: {
+          operatingSystemConfig: { secretName: 'osc', kubernetesVersion: '1.30.2' },
+          token: {
+            syncConfigs: [
+              { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' },
+            ],
+          },
+        },
+      }),
+    );
+    return ['run', '--config', config, '--root', dir, '--systemd', `record:${join(dir, 'ops')}`, ...extra];
+  }
+
+  it('rejects a kubelet URL that is not http://', async () => {
+    const result = await runCli(args('--kubelet-healthz-url', 'ftp://127.0.0.1/healthz'));
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.contain('--kubelet-healthz-url must be an http:// URL or "off"');
+  });
+
+  it('knows only ctr and off for --containerd-check', async () => {
+    const result = await runCli(args('--containerd-check', 'grpc'));
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.contain('--containerd-check');
+  });
+
+  it('documents the flags', async () => {
+    const result = await runCli(['run', '--help']);
+    for (const flag of ['--kubelet-healthz-url', '--containerd-check', '--no-health-check'])
+      expect(result.stdout + result.stderr).to.contain(flag);
+  });
+});

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { addControllerManagerCommand } from './controller-manager-command.js';
 import { addCrdsCommand } from './crds-command.js';
 import { addDelaysCommand } from './delays-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   addRenderCommand(program);
   addDelaysCommand(program);
   addCrdsCommand(program);
+  addControllerManagerCommand(program);
   return program;
 }
 

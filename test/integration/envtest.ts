@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { parseYaml } from '../../api/yaml/codec.js';
+import { Rest } from '../../controllers/direct-apply/rest.js';
 import { projectCacheDir, requireGo } from '../support/go-binary.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -185,23 +186,19 @@ const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level
 
 async function installCrds(kc: KubeConfig): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(kc);
+  // raw JSON: client-node's typed CRD model would drop `x-kubernetes-preserve-unknown-fields`
+  const rest = new Rest(kc);
   const names: string[] = [];
   for (const file of readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml'))) {
     const crd = parseYaml(readFileSync(join(CRD_DIR, file), 'utf8')) as { metadata: { name: string } };
     names.push(crd.metadata.name);
-    try {
-      await api.create(crd as never);
-    } catch (e) {
-      if (!(e instanceof ApiException && e.code === 409)) throw e;
-      await api.patch(
-        crd as never,
-        undefined,
-        undefined,
-        'envtest',
-        true,
-        'application/apply-patch+yaml' as never,
-      );
-    }
+    await rest.request({
+      method: 'PATCH',
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      query: { fieldManager: 'envtest', force: true },
+      contentType: 'application/apply-patch+yaml',
+      body: crd,
+    });
   }
   await waitFor('CRDs to be established', 30_000, async () => {
     for (const name of names) {

@@ -21,3 +21,24 @@ export async function eventually<T>(
     await sleep(intervalMs);
   }
 }
+
+/**
+ * Runs `assertions` until they pass; on timeout rethrows their last failure, so the test report
+ * says what was still wrong rather than only that time ran out.
+ */
+export async function eventuallyPasses(
+  assertions: () => unknown | Promise<unknown>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertions();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The least a shoot must allow the controller-manager (the identity in the seed secret
+ * `gardener-internal`), for operators whose shoot access is not admin. Direct apply mode needs
+ * the second group of rules; with ManagedResources gardener-resource-manager writes the shoot.
+ */
+import { NAME } from '../../api/index.js';
+import type { ExplainedRule } from './rule.js';
+
+const NODE_AGENT_ROLES = [NAME.nodeAgent, NAME.downloader];
+const BOOTSTRAP_CLUSTER_ROLES = [
+  'system:node-bootstrapper',
+  'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+  'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+];
+
+export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRule[] {
+  const always: ExplainedRule[] = [
+    {
+      apiGroups: [''],
+      resources: ['nodes'],
+      verbs: ['get', 'list', 'watch', 'patch'],
+      reason: 'node-delay annotates every Node; node status and migration read all Nodes',
+    },
+    {
+      apiGroups: [''],
+      resources: ['secrets'],
+      verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+      reason:
+        'OSC secrets are found by label (their names carry hashes); token-labels labels access-token secrets; the migration deletes kube-system/cloud-config-downloader (namespaced to kube-system where a Role is used)',
+    },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['list'],
+      reason: 'the migration checks every node agent Lease (gardener-node-agent-<node>: one per node)',
+    },
+  ];
+  if (applyMode !== 'direct') return always;
+  return [
+    ...always,
+    {
+      apiGroups: [''],
+      resources: ['secrets', 'serviceaccounts'],
+      verbs: ['create', 'update'],
+      reason:
+        'direct mode writes OSC secrets, access tokens and ServiceAccounts; create cannot be restricted by name',
+    },
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts'],
+      verbs: ['get', 'list', 'patch', 'delete'],
+      reason: 'direct mode prunes by label across its sets; the token-requestor keeps ServiceAccounts',
+    },
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts/token'],
+      verbs: ['create'],
+      resourceNames: [NAME.nodeAgent, NAME.downloader, NAME.valitail],
+      reason: 'token-requestor',
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+      verbs: ['get', 'list', 'create', 'patch', 'delete'],
+      reason:
+        'direct mode applies and prunes the node agents RBAC by label; create cannot be restricted by name',
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['roles', 'clusterroles'],
+      verbs: ['escalate'],
+      resourceNames: NODE_AGENT_ROLES,
+      reason: 'the node agents roles grant what the controller-manager itself does not hold',
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['roles', 'clusterroles'],
+      verbs: ['bind'],
+      resourceNames: [...NODE_AGENT_ROLES, ...BOOTSTRAP_CLUSTER_ROLES],
+      reason: 'the bindings of the node agents roles and the bootstrap ClusterRoleBindings',
+    },
+  ];
+}

@@ -1,0 +1,94 @@
+/**
+ * `gardener-osc controller-manager --config FILE`: runs the seed-side controllers until SIGTERM or
+ * SIGINT, then stops them (finishing the reconciles in flight, handing the leader lease over) and
+ * exits 0. An invalid configuration exits 2 with every field error before anything starts.
+ */
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Command } from 'commander';
+import { formatFieldErrors } from '../api/index.js';
+import {
+  type ControllerManagerConfiguration,
+  parseControllerManagerConfiguration,
+} from '../controllers/manager/config.js';
+import { runControllerManager } from '../controllers/manager/run-manager.js';
+import { createLogger } from '../runtime/logging.js';
+import { UsageError } from './exit-codes.js';
+
+export interface ControllerManagerOptions {
+  readonly config: string;
+  readonly healthPort?: string;
+  readonly metricsPort?: string;
+}
+
+function port(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag}: "${text}" is not a port`);
+  return n;
+}
+
+export function loadControllerManagerConfiguration(path: string): ControllerManagerConfiguration {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read --config ${path}: ${(e as Error).message}`);
+  }
+  const result = parseControllerManagerConfiguration(text);
+  if (!result.ok) throw new UsageError(`invalid configuration ${path}:\n${formatFieldErrors(result.errors)}`);
+  return result.value;
+}
+
+/** The seed: the configured kubeconfig, else $KUBECONFIG, else the in-cluster ServiceAccount. */
+export function seedKubeConfig(config: ControllerManagerConfiguration): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    if (config.seedKubeconfig) kc.loadFromFile(config.seedKubeconfig);
+    else kc.loadFromDefault();
+  } catch (e) {
+    throw new UsageError(`cannot load the seed kubeconfig: ${(e as Error).message}`);
+  }
+  if (!kc.getCurrentCluster()) throw new UsageError('the seed kubeconfig has no current cluster');
+  return kc;
+}
+
+export async function runControllerManagerCommand(options: ControllerManagerOptions): Promise<void> {
+  const config = loadControllerManagerConfiguration(options.config);
+  const seed = seedKubeConfig(config);
+  const healthPort = port('--health-port', options.healthPort);
+  const metricsPort = port('--metrics-port', options.metricsPort);
+  const log = createLogger({
+    name: 'gardener-osc-controller-manager',
+    level: config.logLevel,
+    format: config.logFormat,
+  });
+  const manager = await runControllerManager({ config, seed, log, healthPort, metricsPort });
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, 'Stopping');
+    manager.stop();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  await manager.stopped;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  log.info('Stopped');
+}
+
+export function addControllerManagerCommand(program: Command): void {
+  program
+    .command('controller-manager')
+    .description(
+      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local) for the Clusters the configuration selects',
+    )
+    .requiredOption(
+      '--config <file>',
+      'ControllerManagerConfiguration (YAML); see docs/controller-manager.md',
+    )
+    .option('--health-port <port>', 'override server.healthProbes.port (0: any free port)')
+    .option('--metrics-port <port>', 'override server.metrics.port (0: any free port)')
+    .action(async (options: ControllerManagerOptions) => {
+      await runControllerManagerCommand(options);
+    });
+}

@@ -1,0 +1,149 @@
+/**
+ * The controller-manager's configuration file (`gardener-osc controller-manager --config FILE`):
+ * typed, defaulted and validated with field paths, like a Gardener component config. Go durations
+ * are accepted where Gardener's configs use them and turned into milliseconds here once.
+ */
+import * as z from 'zod';
+import {
+  FEATURE_GATE_USE_GARDENER_NODE_AGENT,
+  type FieldError,
+  fieldErrorsFromZod,
+  parseGoDuration,
+  parseYaml,
+} from '../../api/index.js';
+
+export const CONTROLLER_MANAGER_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
+export const CONTROLLER_MANAGER_KIND = 'ControllerManagerConfiguration';
+
+const goDuration = z.string().transform((text, ctx) => {
+  try {
+    return parseGoDuration(text) / 1e6;
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+const labelValue = z
+  .string()
+  .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/, 'not a label value');
+
+const server = (port: number) =>
+  z.strictObject({
+    bindAddress: z.string().default(''),
+    port: z.number().int().min(0).max(65535).default(port),
+  });
+
+export const ControllerManagerConfigurationSchema = z.strictObject({
+  apiVersion: z.literal(CONTROLLER_MANAGER_API_VERSION),
+  kind: z.literal(CONTROLLER_MANAGER_KIND),
+  /** Path of the seed kubeconfig; default: $KUBECONFIG, else the in-cluster ServiceAccount. */
+  seedKubeconfig: z.string().min(1).optional(),
+  /**
+   * Which Clusters (by label) this process acts on. Required and non-empty: a controller-manager
+   * must never fight a real gardenlet over a shoot that did not opt in.
+   */
+  clusterSelector: z.strictObject({
+    matchLabels: z
+      .record(z.string().min(1), labelValue)
+      .refine((m) => Object.keys(m).length > 0, 'at least one label is required (opt-in)'),
+  }),
+  /**
+   * `managedResource`: shoot objects go into ManagedResources for gardener-resource-manager.
+   * `direct`: they are server-side applied into the shoot, and our token-requestor fills tokens.
+   */
+  applyMode: z.enum(['managedResource', 'direct']).default('managedResource'),
+  featureGates: z
+    .strictObject({ [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true) })
+    .prefault({}),
+  images: z
+    .strictObject({
+      nodeAgent: z.string().min(1).optional(),
+      hyperkubeRepository: z.string().min(1).optional(),
+      pauseContainer: z.string().min(1).optional(),
+      valitail: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  /** Node logging (valitail) for every selected shoot. */
+  nodeLogging: z.boolean().default(false),
+  controllers: z
+    .strictObject({
+      operatingSystemConfig: z
+        .strictObject({
+          concurrentSyncs: z.number().int().min(1).max(100).default(5),
+          /** How long the OS extension may take before a Warning event (seed-side §2.6: 3m). */
+          waitTimeout: goDuration.default(180_000),
+          /** Periodic reconcile of every selected shoot. */
+          syncPeriod: goDuration.default(3_600_000),
+        })
+        .prefault({}),
+      nodeDelay: z
+        .strictObject({ enabled: z.boolean().default(true), minDelay: goDuration.default(0) })
+        .prefault({}),
+      tokenLabels: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+      migration: z
+        .strictObject({
+          /** How often progress is checked while nodes are still being migrated. */
+          checkInterval: goDuration.default(10_000),
+        })
+        .prefault({}),
+      osLocal: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          /** The `spec.type`s (machine image names) it acts as the OS extension for. */
+          types: z.array(z.string().min(1)).min(1).default(['local']),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  leaderElection: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      namespace: z.string().min(1).default('garden'),
+      name: z.string().min(1).default('gardener-osc-controller-manager'),
+      leaseDuration: goDuration.default(15_000),
+      renewDeadline: goDuration.default(10_000),
+      retryPeriod: goDuration.default(2_000),
+    })
+    .prefault({})
+    .refine((l) => l.renewDeadline < l.leaseDuration, {
+      message: 'renewDeadline must be shorter than leaseDuration',
+      path: ['renewDeadline'],
+    }),
+  server: z
+    .strictObject({ healthProbes: server(8081).prefault({}), metrics: server(8080).prefault({}) })
+    .prefault({}),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  logFormat: z.enum(['json', 'text']).default('json'),
+});
+
+export type ControllerManagerConfiguration = z.output<typeof ControllerManagerConfigurationSchema>;
+
+export type ConfigResult =
+  | { ok: true; value: ControllerManagerConfiguration }
+  | { ok: false; errors: FieldError[] };
+
+export function decodeControllerManagerConfiguration(input: unknown): ConfigResult {
+  const parsed = ControllerManagerConfigurationSchema.safeParse(input);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, errors: fieldErrorsFromZod(parsed.error) };
+}
+
+export function parseControllerManagerConfiguration(text: string): ConfigResult {
+  let input: unknown;
+  try {
+    input = parseYaml(text);
+  } catch (e) {
+    return { ok: false, errors: [{ type: 'Invalid', field: '', detail: (e as Error).message }] };
+  }
+  return decodeControllerManagerConfiguration(input);
+}
+
+/** Whether a Cluster's labels match the selector. */
+export function clusterSelected(
+  config: Pick<ControllerManagerConfiguration, 'clusterSelector'>,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
+  return Object.entries(config.clusterSelector.matchLabels).every(([k, v]) => labels?.[k] === v);
+}

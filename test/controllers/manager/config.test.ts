@@ -1,0 +1,50 @@
+/** The controller-manager configuration: defaults, opt-in selection, errors that name the field. */
+import { expect } from 'chai';
+import { clusterSelected, parseControllerManagerConfiguration } from '../../../controllers/manager/config.js';
+
+const header =
+  'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\n';
+
+describe('ControllerManagerConfiguration', () => {
+  it('defaults everything but the selector', () => {
+    const result = parseControllerManagerConfiguration(
+      `${header}clusterSelector:\n  matchLabels:\n    a: b\n`,
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const c = result.value;
+    expect(c.applyMode).to.equal('managedResource');
+    expect(c.featureGates.UseGardenerNodeAgent).to.equal(true);
+    expect(c.controllers.operatingSystemConfig.waitTimeout).to.equal(180_000);
+    expect(c.controllers.operatingSystemConfig.syncPeriod).to.equal(3_600_000);
+    expect(c.controllers.nodeDelay).to.deep.equal({ enabled: true, minDelay: 0 });
+    expect(c.controllers.osLocal).to.deep.equal({ enabled: false, types: ['local'] });
+    expect(c.leaderElection).to.include({ enabled: true, leaseDuration: 15_000, renewDeadline: 10_000 });
+    expect(c.server.healthProbes.port).to.equal(8081);
+    expect(c.server.metrics.port).to.equal(8080);
+  });
+
+  it('requires an opt-in selector with at least one label', () => {
+    const missing = parseControllerManagerConfiguration(header);
+    const empty = parseControllerManagerConfiguration(`${header}clusterSelector:\n  matchLabels: {}\n`);
+    expect(missing.ok).to.equal(false);
+    expect(empty.ok).to.equal(false);
+    if (!empty.ok) expect(empty.errors[0]?.field).to.equal('clusterSelector.matchLabels');
+  });
+
+  it('names the field of a bad duration, an unknown field and a bad apply mode', () => {
+    const result = parseControllerManagerConfiguration(
+      `${header}clusterSelector:\n  matchLabels:\n    a: b\napplyMode: sideways\nbogus: 1\ncontrollers:\n  nodeDelay:\n    minDelay: 5 minutes\n`,
+    );
+    if (result.ok) throw new Error('accepted');
+    const fields = result.errors.map((e) => e.field);
+    expect(fields).to.include.members(['applyMode', 'controllers.nodeDelay.minDelay']);
+    expect(result.errors.some((e) => e.detail.includes('bogus') || e.field.includes('bogus'))).to.equal(true);
+  });
+
+  it('selects only Clusters carrying every selector label', () => {
+    const config = { clusterSelector: { matchLabels: { a: 'b', c: 'd' } } };
+    expect(clusterSelected(config, { a: 'b', c: 'd', e: 'f' })).to.equal(true);
+    expect(clusterSelected(config, { a: 'b' })).to.equal(false);
+    expect(clusterSelected(config, undefined)).to.equal(false);
+  });
+});

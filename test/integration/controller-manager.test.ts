@@ -1,0 +1,393 @@
+/**
+ * `gardener-osc controller-manager` on a seed and a shoot API server, running with its own seed
+ * ServiceAccount (the chart's ClusterRole) and a shoot identity bound to the documented minimum
+ * role, with os-local acting as the OS extension.
+ */
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  type KubernetesObject,
+  PatchStrategy,
+  setHeaderOptions,
+  V1MicroTime,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { expect } from 'chai';
+import {
+  ANNOTATION,
+  DATA_KEY,
+  decodeCluster,
+  instantFromDate,
+  LABEL,
+  type OperatingSystemConfig,
+  sha256Hex,
+} from '../../api/index.js';
+import { renderNodeConfiguration } from '../../charts/node-configuration.js';
+import { seedRenderValues } from '../../controllers/manager/seed-render-values.js';
+import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/reconciler.js';
+import { eventuallyPasses } from '../support/eventually.js';
+import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
+import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+const OSC = { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'OperatingSystemConfig' };
+
+async function listOscs(f: ShootFixture): Promise<OperatingSystemConfig[]> {
+  const list = await f.seedObjects.list(OSC.apiVersion, OSC.kind, f.namespace);
+  return list.items as unknown as OperatingSystemConfig[];
+}
+
+async function expectedNames(seed: Envtest, f: ShootFixture, gate = true) {
+  const decoded = decodeCluster(await f.cluster());
+  if (!decoded.ok) throw new Error(`bad cluster: ${JSON.stringify(decoded.errors)}`);
+  const config = f.config();
+  const { values } = await seedRenderValues(
+    seed.kubeConfig.makeApiClient(CoreV1Api),
+    f.namespace,
+    decoded.value,
+    config,
+  );
+  return {
+    cluster: decoded.value,
+    values,
+    config,
+    rendered: renderNodeConfiguration({
+      cluster: decoded.value,
+      values,
+      useGardenerNodeAgent: gate,
+      legacyNodes: !gate,
+      now: instantFromDate(new Date()),
+    }),
+  };
+}
+
+const oscNames = (objects: readonly { kind: string; metadata: { name?: string } }[]) =>
+  objects
+    .filter((o) => o.kind === 'OperatingSystemConfig')
+    .map((o) => o.metadata.name ?? '')
+    .sort();
+
+describe('controller-manager against seed and shoot API servers', function () {
+  this.timeout(180_000);
+  let seed: Envtest;
+  let shoot: Envtest;
+
+  before(async function () {
+    this.timeout(20 * 60_000);
+    [seed, shoot] = await Promise.all([startEnvtest({ name: 'seed' }), startEnvtest({ name: 'shoot' })]);
+    requireClusterScopedWrites(seed);
+    requireClusterScopedWrites(shoot);
+  });
+
+  describe('with ManagedResources', () => {
+    let f: ShootFixture;
+    before(async () => {
+      f = await createShootFixture(seed, shoot, 'managedResource');
+    });
+    after(async () => f?.cleanUp());
+
+    it('deploys the OSC pairs, waits for the OS extension, writes exactly the rendered ManagedResource secrets', async () => {
+      const { rendered } = await expectedNames(seed, f);
+      await f.start(f.config());
+      await eventuallyPasses(async () => {
+        const oscs = await listOscs(f);
+        expect(oscs.map((o) => o.metadata.name).sort()).to.deep.equal(oscNames(rendered.seed));
+        for (const osc of oscs)
+          expect(osc.status?.lastOperation?.state, osc.metadata.name).to.equal('Succeeded');
+      }, 60_000);
+      const core = seed.kubeConfig.makeApiClient(CoreV1Api);
+      const mrSecrets = async () =>
+        (
+          await core.listNamespacedSecret({
+            namespace: f.namespace,
+            labelSelector: `${LABEL.managedResource}=shoot-gardener-node-agent`,
+          })
+        ).items;
+      await eventuallyPasses(async () => expect(await mrSecrets()).to.have.length(4), 30_000);
+
+      // exactly what the renderer gives for the OSCs as the extension left them
+      const live = new Map((await listOscs(f)).map((o) => [o.metadata.name ?? '', o]));
+      const decoded = decodeCluster(await f.cluster());
+      if (!decoded.ok) throw new Error(`bad cluster: ${JSON.stringify(decoded.errors)}`);
+      const { values } = await seedRenderValues(core, f.namespace, decoded.value, f.config());
+      const expected = renderNodeConfiguration({
+        cluster: decoded.value,
+        values,
+        useGardenerNodeAgent: true,
+        legacyNodes: false,
+        now: instantFromDate(new Date()),
+        reconciledOscs: live,
+      });
+      const expectedSecrets = expected.seed
+        .filter((o) => o.kind === 'Secret' && o.metadata.name?.startsWith('managedresource-'))
+        .map((o) => o.metadata.name)
+        .sort();
+      expect((await mrSecrets()).map((s) => s.metadata?.name).sort()).to.deep.equal(expectedSecrets);
+      const mr = (await f.seedObjects.read({
+        apiVersion: 'resources.gardener.cloud/v1alpha1',
+        kind: 'ManagedResource',
+        metadata: { name: 'shoot-gardener-node-agent', namespace: f.namespace },
+      } as never)) as KubernetesObject & { spec: { secretRefs: { name: string }[] } };
+      expect(mr.spec.secretRefs.map((r) => r.name).sort()).to.deep.equal(expectedSecrets);
+      // access secrets for the shoot (filled by gardener-resource-manager in this mode)
+      const access = await core.readNamespacedSecret({
+        name: 'shoot-access-gardener-node-agent',
+        namespace: f.namespace,
+      });
+      expect(access.metadata?.labels?.[LABEL.tokenRequestorPurpose]).to.equal('token-requestor');
+      const cluster = await f.cluster();
+      expect(cluster.metadata?.finalizers).to.include(CLUSTER_FINALIZER);
+    });
+
+    it('renames the key on a Kubernetes version bump, removes the stale OSCs and ManagedResource secret', async () => {
+      const before = (await listOscs(f)).map((o) => o.metadata.name ?? '');
+      await f.patchShoot((s) => {
+        s.spec.kubernetes.version = '1.31.1';
+      });
+      const { rendered } = await expectedNames(seed, f);
+      const wanted = oscNames(rendered.seed);
+      expect(wanted).to.not.deep.equal([...before].sort());
+      await eventuallyPasses(async () => {
+        expect((await listOscs(f)).map((o) => o.metadata.name).sort()).to.deep.equal(wanted);
+      }, 60_000);
+      const core = seed.kubeConfig.makeApiClient(CoreV1Api);
+      await eventuallyPasses(async () => {
+        const mr = (await f.seedObjects.read({
+          apiVersion: 'resources.gardener.cloud/v1alpha1',
+          kind: 'ManagedResource',
+          metadata: { name: 'shoot-gardener-node-agent', namespace: f.namespace },
+        } as never)) as KubernetesObject & { spec: { secretRefs: { name: string }[] } };
+        const secrets = (
+          await core.listNamespacedSecret({
+            namespace: f.namespace,
+            labelSelector: `${LABEL.managedResource}=shoot-gardener-node-agent`,
+          })
+        ).items;
+        expect(secrets.map((s) => s.metadata?.name).sort()).to.deep.equal(
+          mr.spec.secretRefs.map((r) => r.name).sort(),
+        );
+      }, 30_000);
+    });
+
+    it('removes what it created when the Cluster is deleted', async () => {
+      const cluster = await f.cluster();
+      await f.seedObjects.delete(cluster);
+      await eventuallyPasses(async () => {
+        expect(await listOscs(f)).to.deep.equal([]);
+        const exists = await f.cluster().then(
+          () => true,
+          () => false,
+        );
+        expect(exists, 'the Cluster is released by our finalizer').to.equal(false);
+      }, 60_000);
+      const core = seed.kubeConfig.makeApiClient(CoreV1Api);
+      const left = (await core.listNamespacedSecret({ namespace: f.namespace })).items
+        .map((s) => s.metadata?.name ?? '')
+        .filter(
+          (n) =>
+            n.startsWith('managedresource-') || n.startsWith('shoot-access-') || n.startsWith('osc-result-'),
+        );
+      expect(left).to.deep.equal([]);
+      const mrs = await f.seedObjects.list(
+        'resources.gardener.cloud/v1alpha1',
+        'ManagedResource',
+        f.namespace,
+      );
+      expect(mrs.items).to.deep.equal([]);
+    });
+  });
+
+  describe('in direct mode', () => {
+    let f: ShootFixture;
+    const nodes: string[] = [];
+    before(async () => {
+      f = await createShootFixture(seed, shoot, 'direct');
+    });
+    after(async () => {
+      const core = shoot.kubeConfig.makeApiClient(CoreV1Api);
+      const leases = shoot.kubeConfig.makeApiClient(CoordinationV1Api);
+      for (const n of nodes) {
+        await core.deleteNode({ name: n }).catch(() => undefined);
+        await leases
+          .deleteNamespacedLease({ name: `gardener-node-agent-${n}`, namespace: 'kube-system' })
+          .catch(() => undefined);
+      }
+      await f?.cleanUp();
+    });
+
+    it('migrates from the legacy downloader once every node reported, and never redoes the cleanup', async () => {
+      const shootCore = shoot.kubeConfig.makeApiClient(CoreV1Api);
+      const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
+      // gate off: the legacy downloader path, applied straight into the shoot
+      const legacy = await f.start(f.config({ featureGates: { UseGardenerNodeAgent: false } }));
+      const legacyKeys = oscNames((await expectedNames(seed, f, false)).rendered.seed);
+      await eventuallyPasses(async () => {
+        expect((await listOscs(f)).map((o) => o.metadata.name).sort()).to.deep.equal(legacyKeys);
+        const secrets = (
+          await shootCore.listNamespacedSecret({
+            namespace: 'kube-system',
+            labelSelector: `${LABEL.gardenerRole}=cloud-config`,
+          })
+        ).items;
+        expect(secrets, 'executor secrets per pool').to.have.length(3);
+        const token = await shootCore.readNamespacedSecret({
+          name: 'cloud-config-downloader',
+          namespace: 'kube-system',
+        });
+        expect(token.data?.token, 'the token-requestor filled the downloader token').to.be.a('string');
+      }, 90_000);
+      legacy.stop();
+      await legacy.stopped;
+
+      // gate on: both sets until every node reports the agent
+      await f.start(f.config());
+      let poolSecrets: V1Secret[] = [];
+      await eventuallyPasses(async () => {
+        poolSecrets = (
+          await shootCore.listNamespacedSecret({
+            namespace: 'kube-system',
+            labelSelector: `${LABEL.gardenerRole}=operating-system-config`,
+          })
+        ).items.filter(
+          (s) => s.metadata?.labels?.['set.node-configuration.gardener.cloud/shoot-gardener-node-agent'],
+        );
+        expect(poolSecrets).to.have.length(3);
+        const legacySecrets = (
+          await shootCore.listNamespacedSecret({
+            namespace: 'kube-system',
+            labelSelector: `${LABEL.gardenerRole}=cloud-config`,
+          })
+        ).items;
+        expect(legacySecrets, 'legacy nodes still get node-init through the executor').to.have.length(3);
+        const token = await shootCore.readNamespacedSecret({
+          name: 'gardener-node-agent',
+          namespace: 'kube-system',
+        });
+        expect(token.metadata?.labels?.[LABEL.gardenerRole], 'token-labels').to.equal('access-token');
+      }, 90_000);
+      const state = async () =>
+        (
+          await seedCore.readNamespacedConfigMap({
+            name: 'gardener-node-agent-migration',
+            namespace: f.namespace,
+          })
+        ).data?.phase;
+      expect(await state()).to.equal('Migrating');
+
+      // one node per pool reports the agent (fresh Lease, its pool's checksum)
+      const leases = shoot.kubeConfig.makeApiClient(CoordinationV1Api);
+      for (const secret of poolSecrets) {
+        const pool = secret.metadata?.labels?.[LABEL.workerPool] ?? '';
+        const name = `it-${f.selector}-${pool}`;
+        nodes.push(name);
+        const osc = Buffer.from(secret.data?.[DATA_KEY.osc] ?? '', 'base64').toString('utf8');
+        expect(secret.metadata?.annotations?.[ANNOTATION.checksumDataScript]).to.equal(sha256Hex(osc));
+        const version = /kubernetesVersion: (\S+)/.exec(osc)?.[1] ?? '';
+        await shootCore.createNode({
+          body: {
+            metadata: {
+              name,
+              labels: {
+                [LABEL.workerPool]: pool,
+                [LABEL.kubernetesVersion]: version,
+                ...(pool === 'gpu-worker' ? {} : { [LABEL.criName]: 'containerd' }),
+              },
+            },
+          },
+        });
+        await eventuallyPasses(async () => {
+          const node = await shootCore.readNode({ name });
+          expect(node.metadata?.annotations?.[ANNOTATION.reconciliationDelay], 'node-delay').to.match(/s$/);
+        }, 30_000);
+        expect(await state(), 'a node not reporting blocks the migration').to.equal('Migrating');
+        await shootCore.patchNode(
+          {
+            name,
+            body: {
+              metadata: {
+                annotations: {
+                  [ANNOTATION.checksumCloudConfigData]:
+                    secret.metadata?.annotations?.[ANNOTATION.checksumDataScript],
+                },
+              },
+            },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+        await leases.createNamespacedLease({
+          namespace: 'kube-system',
+          body: {
+            metadata: { name: `gardener-node-agent-${name}` },
+            spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new V1MicroTime() },
+          },
+        });
+      }
+      await eventuallyPasses(async () => expect(await state()).to.equal('Completed'), 60_000);
+      const gone = async (read: () => Promise<unknown>) =>
+        read().then(
+          () => false,
+          () => true,
+        );
+      expect(
+        await gone(() =>
+          seedCore.readNamespacedSecret({
+            name: 'shoot-access-cloud-config-downloader',
+            namespace: f.namespace,
+          }),
+        ),
+      ).to.equal(true);
+      expect(
+        await gone(() =>
+          shootCore.readNamespacedSecret({ name: 'cloud-config-downloader', namespace: 'kube-system' }),
+        ),
+      ).to.equal(true);
+      await eventuallyPasses(async () => {
+        const legacySecrets = (
+          await shootCore.listNamespacedSecret({
+            namespace: 'kube-system',
+            labelSelector: `${LABEL.gardenerRole}=cloud-config`,
+          })
+        ).items;
+        expect(legacySecrets).to.deep.equal([]);
+      }, 10_000);
+      // the bootstrap ClusterRoleBindings survive the legacy set's deletion (the agent's set holds them)
+      const crbs = await f.shootObjects.list('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding');
+      expect(crbs.items.map((c) => c.metadata?.name)).to.include('system:node-bootstrapper');
+
+      // a restarted controller-manager neither recreates nor deletes the legacy resources again
+      const countDeletes = () =>
+        readAuditEvents(seed).filter(
+          (e) =>
+            e.verb === 'delete' &&
+            e.stage === 'ResponseComplete' &&
+            e.requestURI.includes(`/namespaces/${f.namespace}/secrets/shoot-access-cloud-config-downloader`),
+        ).length;
+      const deletesBefore = countDeletes();
+      expect(deletesBefore).to.equal(1);
+      const restarted = await f.start(f.config());
+      await eventuallyPasses(async () => {
+        const text = await (await fetch(`${restarted.metrics.url}/metrics`)).text();
+        expect(text).to.match(
+          /gardener_osc_operatingsystemconfig_writes_total|controller_runtime_reconcile_total\{controller="operatingsystemconfig",result="requeue_after"\} [1-9]/,
+        );
+      }, 30_000);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(
+        await gone(() =>
+          seedCore.readNamespacedSecret({
+            name: 'shoot-access-cloud-config-downloader',
+            namespace: f.namespace,
+          }),
+        ),
+      ).to.equal(true);
+      const legacyAfter = (
+        await shootCore.listNamespacedSecret({
+          namespace: 'kube-system',
+          labelSelector: `${LABEL.gardenerRole}=cloud-config`,
+        })
+      ).items;
+      expect(legacyAfter).to.deep.equal([]);
+      expect(countDeletes()).to.equal(deletesBefore);
+      expect(await state()).to.equal('Completed');
+    });
+  });
+});

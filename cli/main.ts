@@ -6,6 +6,7 @@ import { addControllerManagerCommand } from './controller-manager-command.js';
 import { addCrdsCommand } from './crds-command.js';
 import { addDelaysCommand } from './delays-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { addManifestsCommand } from './manifests-command.js';
 import { addRenderCommand } from './render-command.js';
 
 function packageVersion(): string {
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   addDelaysCommand(program);
   addCrdsCommand(program);
   addControllerManagerCommand(program);
+  addManifestsCommand(program);
   return program;
 }
 

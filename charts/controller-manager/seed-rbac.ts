@@ -29,10 +29,9 @@ export function seedRules(leaderElectionLease: string): ExplainedRule[] {
     {
       apiGroups: ['resources.gardener.cloud'],
       resources: ['managedresources'],
-      verbs: ['get', 'create', 'patch', 'delete'],
+      verbs: ['get', 'patch', 'delete'],
       resourceNames: ['shoot-gardener-node-agent', 'shoot-cloud-config-execution'],
-      reason:
-        'the two ManagedResources of the node configuration (create cannot be restricted by name: next rule)',
+      reason: 'the two ManagedResources of the node configuration (create: next rule)',
     },
     {
       apiGroups: ['resources.gardener.cloud'],

@@ -158,6 +158,8 @@ function startSeedControllers(o: SeedControllerOptions): {
   stopped: Promise<unknown>;
 } {
   const { config, seed, log, registry, recorder, signal } = o;
+  // every informer, worker and per-shoot controller listens on the leadership signal
+  setMaxListeners(500, signal);
   const metrics = runtimeMetrics(registry);
   const http = new KubeHttp(seed);
   const seedCore = seed.makeApiClient(CoreV1Api);

@@ -3,6 +3,7 @@
  * and its shoot is reachable, stopped when it is deselected or deleted. A shoot whose
  * credentials are missing yet (a new shoot) is retried with backoff.
  */
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import type { Cluster } from '../../api/index.js';
 import { Backoff } from '../../runtime/backoff.js';
@@ -77,6 +78,7 @@ export class ShootControllers {
         const shootKubeConfig = await this.o.shoots.kubeConfig(namespace);
         if (signal.aborted) return;
         const abort = new AbortController();
+        setMaxListeners(100, abort.signal);
         parent.addEventListener('abort', () => abort.abort(), { once: true });
         const entry: Running = { abort, controllers: [], cluster };
         const ctx: ShootContext = {

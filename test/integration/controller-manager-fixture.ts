@@ -44,6 +44,8 @@ export interface ShootFixture {
   /** Applies a change to the Cluster's embedded shoot (merge patch of the whole spec). */
   patchShoot(mutate: (shoot: Record<string, any>) => void): Promise<void>;
   config(overrides?: Record<string, unknown>): ControllerManagerConfiguration;
+  /** The configuration file's content (before defaulting). */
+  rawConfig(overrides?: Record<string, unknown>): Record<string, unknown>;
   start(config: ControllerManagerConfiguration): Promise<RunningManager>;
   cleanUp(): Promise<void>;
 }
@@ -144,6 +146,27 @@ export async function createShootFixture(
       ),
     ) as KubernetesObject & { spec: { shoot: Record<string, unknown> } };
   const managers: RunningManager[] = [];
+  const rawConfig = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
+    return {
+      apiVersion: 'node-configuration.gardener.cloud/v1alpha1',
+      kind: 'ControllerManagerConfiguration',
+      clusterSelector: { matchLabels: { [SELECTOR_LABEL]: selector } },
+      applyMode,
+      leaderElection: {
+        namespace,
+        name: 'gardener-osc-controller-manager',
+        leaseDuration: '4s',
+        renewDeadline: '3s',
+        retryPeriod: '500ms',
+      },
+      server: { healthProbes: { port: 0 }, metrics: { port: 0 } },
+      controllers: {
+        osLocal: { enabled: true, types: ['gardenlinux', 'ubuntu'] },
+        migration: { checkInterval: '1s' },
+      },
+      ...overrides,
+    };
+  };
 
   return {
     namespace,
@@ -171,28 +194,11 @@ export async function createShootFixture(
       );
     },
     config(overrides = {}) {
-      const decoded = decodeControllerManagerConfiguration({
-        apiVersion: 'node-configuration.gardener.cloud/v1alpha1',
-        kind: 'ControllerManagerConfiguration',
-        clusterSelector: { matchLabels: { [SELECTOR_LABEL]: selector } },
-        applyMode,
-        leaderElection: {
-          namespace,
-          name: 'gardener-osc-controller-manager',
-          leaseDuration: '4s',
-          renewDeadline: '3s',
-          retryPeriod: '500ms',
-        },
-        server: { healthProbes: { port: 0 }, metrics: { port: 0 } },
-        controllers: {
-          osLocal: { enabled: true, types: ['gardenlinux', 'ubuntu'] },
-          migration: { checkInterval: '1s' },
-        },
-        ...overrides,
-      });
+      const decoded = decodeControllerManagerConfiguration(rawConfig(overrides));
       if (!decoded.ok) throw new Error(JSON.stringify(decoded.errors));
       return decoded.value;
     },
+    rawConfig,
     async start(config) {
       const log = process.env.TEST_LOG ? createLogger({ level: 'debug', format: 'text' }) : silentLogger;
       const manager = await runControllerManager({ config, seed: seedIdentity, log });

@@ -3,6 +3,11 @@
  * ServiceAccount (the chart's ClusterRole) and a shoot identity bound to the documented minimum
  * role, with os-local acting as the OS extension.
  */
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -21,13 +26,16 @@ import {
   LABEL,
   type OperatingSystemConfig,
   sha256Hex,
+  stringifyYaml,
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { seedRenderValues } from '../../controllers/manager/seed-render-values.js';
 import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/reconciler.js';
-import { eventuallyPasses } from '../support/eventually.js';
+import { eventually, eventuallyPasses } from '../support/eventually.js';
 import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
 
 const OSC = { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'OperatingSystemConfig' };
 
@@ -193,6 +201,63 @@ describe('controller-manager against seed and shoot API servers', function () {
         f.namespace,
       );
       expect(mrs.items).to.deep.equal([]);
+    });
+  });
+
+  describe('as a process', () => {
+    let f: ShootFixture;
+    let dir: string;
+    before(async () => {
+      f = await createShootFixture(seed, shoot, 'managedResource');
+      dir = mkdtempSync(join(tmpdir(), 'osc-cm-process-'));
+    });
+    after(async () => {
+      await f?.cleanUp();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('serves its probes, reconciles with its own identity, and exits 0 on SIGTERM', async () => {
+      const kubeconfig = join(dir, 'seed.kubeconfig');
+      writeFileSync(kubeconfig, f.seedIdentity.exportConfig());
+      const configFile = join(dir, 'config.yaml');
+      writeFileSync(
+        configFile,
+        stringifyYaml({ ...f.rawConfig(), seedKubeconfig: kubeconfig, logFormat: 'json' }),
+      );
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(ROOT, 'cli/main.ts'),
+          'controller-manager',
+          '--config',
+          configFile,
+          '--health-port',
+          '0',
+          '--metrics-port',
+          '0',
+        ],
+        { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      try {
+        const health = await eventually(
+          'the health endpoint',
+          () => /health":"(http:[^"]+)"/.exec(stderr)?.[1],
+          60_000,
+        );
+        await eventuallyPasses(async () => {
+          expect((await fetch(`${health}/readyz`)).status).to.equal(200);
+          expect((await listOscs(f)).length).to.equal(6);
+        }, 60_000);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited, stderr.slice(-2000)).to.equal(0);
+      expect(stderr).to.include('Stopped');
     });
   });
 

@@ -146,6 +146,7 @@ export async function createShootFixture(
       ),
     ) as KubernetesObject & { spec: { shoot: Record<string, unknown> } };
   const managers: RunningManager[] = [];
+  const stoppedManagers = new Set<RunningManager>();
   const rawConfig = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
     return {
       apiVersion: 'node-configuration.gardener.cloud/v1alpha1',
@@ -203,9 +204,26 @@ export async function createShootFixture(
       const log = process.env.TEST_LOG ? createLogger({ level: 'debug', format: 'text' }) : silentLogger;
       const manager = await runControllerManager({ config, seed: seedIdentity, log });
       managers.push(manager);
+      void manager.stopped.then(() => stoppedManagers.add(manager));
       return manager;
     },
     async cleanUp() {
+      // a running controller-manager removes what it put into the shared shoot (and the seed) when
+      // its Cluster is deleted; only then is it stopped, so no later suite finds our objects
+      const running = managers.filter((m) => !stoppedManagers.has(m));
+      const live = await readCluster().catch(() => undefined);
+      if (running.length > 0 && live) {
+        await seedAdmin.delete(live).catch(() => undefined);
+        const deadline = Date.now() + 60_000;
+        while (
+          Date.now() < deadline &&
+          (await readCluster().then(
+            () => true,
+            () => false,
+          ))
+        )
+          await new Promise((r) => setTimeout(r, 250));
+      }
       for (const m of managers) {
         m.stop();
         const stopped = await Promise.race([

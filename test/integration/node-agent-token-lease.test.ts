@@ -8,7 +8,7 @@ import { startLeaseController } from '../../node-agent/controllers/lease/add.js'
 import { startTokenController } from '../../node-agent/controllers/token/add.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { eventually } from '../support/eventually.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const tokenSecret = (name: string, token: string) => ({
   metadata: { name, namespace: 'kube-system' },
@@ -88,7 +88,10 @@ describe('node agent token and lease controllers against a real API server', fun
   it('keeps a Lease owned by the Node and renews it', async () => {
     const node: V1Node = await core.createNode({ body: { metadata: { name: `lease-node-${suffix}` } } });
     const api = env.kubeConfig.makeApiClient(CoordinationV1Api);
-    startLeaseController({ api, node: () => node, renewIntervalMs: 500 }, stop.signal);
+    // the controller runs as its own user, so the audit log tells its requests apart
+    const user = `lease-writer-${suffix}`;
+    const agentApi = (await env.kubeConfigForUser(user, ['system:masters'])).makeApiClient(CoordinationV1Api);
+    startLeaseController({ api: agentApi, node: () => node, renewIntervalMs: 500 }, stop.signal);
     const name = `gardener-node-agent-lease-node-${suffix}`;
     let first = '';
     await eventually('the lease', async () => {
@@ -113,5 +116,27 @@ describe('node agent token and lease controllers against a real API server', fun
       const renewed = await api.readNamespacedLease({ name, namespace: 'kube-system' });
       return String(renewed.spec?.renewTime) !== first;
     });
+
+    // renewals update the Lease the last renewal returned: no GET each time
+    const leaseRequests = (verb: string) =>
+      readAuditEvents(env).filter(
+        (e) =>
+          e.user.username === user &&
+          e.verb === verb &&
+          e.stage === 'ResponseComplete' &&
+          e.requestURI.includes(`/leases/${name}`),
+      ).length;
+    await eventually('three renewals', () => leaseRequests('update') >= 3);
+    expect(leaseRequests('get'), 'one read before the Lease existed').to.equal(1);
+    // someone else writes the Lease: the next renewal conflicts, reads it again, and still renews
+    const current = await api.readNamespacedLease({ name, namespace: 'kube-system' });
+    await api.replaceNamespacedLease({
+      name,
+      namespace: 'kube-system',
+      body: { ...current, metadata: { ...current.metadata, labels: { touched: 'true' } } },
+    });
+    const updatesBefore = leaseRequests('update');
+    await eventually('a renewal after the conflict', () => leaseRequests('update') >= updatesBefore + 2);
+    expect(leaseRequests('get')).to.equal(2);
   });
 });

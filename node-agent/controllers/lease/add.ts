@@ -1,5 +1,5 @@
 /** The lease controller (node-side §10): renews the heartbeat every 10 s once the Node exists. */
-import type { CoordinationV1Api, V1Node } from '@kubernetes/client-node';
+import type { CoordinationV1Api, V1Lease, V1Node } from '@kubernetes/client-node';
 import { Controller } from '../../../runtime/controller.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
@@ -18,6 +18,7 @@ export interface LeaseControllerOptions {
 
 export function startLeaseController(o: LeaseControllerOptions, signal: AbortSignal): Controller {
   const interval = o.renewIntervalMs ?? LEASE_RENEW_INTERVAL_MS;
+  let last: V1Lease | undefined;
   const controller = new Controller({
     name: LEASE_CONTROLLER_NAME,
     log: o.log ?? silentLogger,
@@ -26,7 +27,7 @@ export function startLeaseController(o: LeaseControllerOptions, signal: AbortSig
     reconcile: async () => {
       const node = o.node();
       if (!node?.metadata?.name) return { requeueAfterMs: interval };
-      await renewLease(o.api, node, (o.now ?? (() => new Date()))());
+      last = await renewLease(o.api, node, (o.now ?? (() => new Date()))(), last);
       return { requeueAfterMs: interval };
     },
   });

@@ -39,16 +39,28 @@ function killAfterOps(env: NodeJS.ProcessEnv): number | undefined {
   return k;
 }
 
+/** The help text of `--systemd` (run, apply, bootstrap). */
+export const SYSTEMD_FLAG_HELP =
+  '"systemctl", "record:FILE" to append each call as a JSON line to FILE, or "record-timed:FILE" (the same, each line with "at", the time of the call)';
+
 export function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Systemd {
   const chosen = spec ?? (root === '/' ? 'systemctl' : undefined);
   if (chosen === undefined) throw new UsageError('--systemd is required when --root is not /');
   if (chosen === 'systemctl') return new SystemctlSystemd({ logger, env: io.env });
-  if (chosen.startsWith('record:') && chosen.length > 'record:'.length) {
-    return new RecordingSystemd(resolve(chosen.slice('record:'.length)), {
-      killAfterOps: killAfterOps(io.env),
-    });
+  for (const [prefix, timestamps] of [
+    ['record:', false],
+    ['record-timed:', true],
+  ] as const) {
+    if (chosen.startsWith(prefix) && chosen.length > prefix.length) {
+      return new RecordingSystemd(resolve(chosen.slice(prefix.length)), {
+        killAfterOps: killAfterOps(io.env),
+        timestamps,
+      });
+    }
   }
-  throw new UsageError(`--systemd must be "systemctl" or "record:FILE", not ${JSON.stringify(chosen)}`);
+  throw new UsageError(
+    `--systemd must be "systemctl", "record:FILE" or "record-timed:FILE", not ${JSON.stringify(chosen)}`,
+  );
 }
 
 export function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
@@ -63,7 +75,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .description('apply an osc.yaml to a root directory; resumes an interrupted apply of the same file')
     .requiredOption('--osc <file>', 'the osc.yaml to apply')
     .requiredOption('--root <dir>', 'the host root every path resolves under (/ on a node)')
-    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .addOption(new Option('--log-level <level>').choices(['debug', 'info', 'error']).default('info'))
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))

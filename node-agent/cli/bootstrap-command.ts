@@ -14,7 +14,7 @@ import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../
 import { runBootstrap } from '../bootstrap/bootstrap.js';
 import { type Disk, RecordingDisk, ScriptDisk } from '../bootstrap/disk.js';
 import { NODE_AGENT_VERSION } from '../version.js';
-import { systemdFrom } from './apply-command.js';
+import { SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
@@ -48,7 +48,7 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
     .description('one-shot node setup: format the kubelet data volume, install and start the agent')
     .option('--config <file>', `the NodeAgentConfiguration (default: <root>${PATH.nodeAgentConfig})`)
     .option('--root <dir>', 'the host root every path resolves under', '/')
-    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
     .option('--disk <spec>', '"script" (run the formatter), or "record:FILE" to append the request to FILE')
     .action(async (flags: BootstrapFlags) => {
       const root = checkedRoot(flags.root, io.env);

@@ -4,12 +4,17 @@
  * restart itself; both end with exit 0 and systemd starts it again.
  */
 import { type Command, Option } from 'commander';
-import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
+import {
+  loadNodeAgentConfiguration,
+  type NodeAgentConfiguration,
+  PATH,
+  ValidationError,
+} from '../../api/index.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
-import { imagesFrom, systemdFrom } from './apply-command.js';
+import { imagesFrom, SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
@@ -27,6 +32,8 @@ interface RunFlags {
   readonly containerdCheck?: 'ctr' | 'off';
   /** false with --no-health-check */
   readonly healthCheck: boolean;
+  readonly apiServer?: string;
+  readonly caFile?: string;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -61,6 +68,47 @@ function containerdCheck(flags: RunFlags, env: NodeJS.ProcessEnv): ContainerdChe
   return flags.containerdCheck === 'ctr' ? ctrVersionCheck({ env }) : undefined;
 }
 
+/**
+ * `--api-server URL` and `--ca-file FILE` replace `apiServer.server` and `apiServer.caBundle` of the
+ * config for this process: the file on disk stays what the OSC wrote (it names the API server as
+ * the nodes of a real landscape reach it), while the agent talks to the URL given. Needed where
+ * the two differ, e.g. many agents on one machine against a local API server (the demo). They
+ * apply to the token credentials (node-side §5.1); with a kubeconfig they are a usage error.
+ */
+export function withApiServerOverrides(
+  config: NodeAgentConfiguration,
+  flags: Pick<RunFlags, 'apiServer' | 'caFile'>,
+  env: NodeJS.ProcessEnv,
+): NodeAgentConfiguration {
+  if (flags.apiServer === undefined && flags.caFile === undefined) return config;
+  const kubeconfig = env.KUBECONFIG || config.clientConnection.kubeconfig;
+  if (kubeconfig)
+    throw new UsageError(
+      `--api-server and --ca-file apply to the agent's token credentials, but a kubeconfig is configured (${kubeconfig}, from ${env.KUBECONFIG ? '$KUBECONFIG' : 'clientConnection.kubeconfig'}): use one or the other`,
+    );
+  const apiServer = { ...config.apiServer };
+  if (flags.apiServer !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(flags.apiServer);
+    } catch {
+      // Reported below.
+    }
+    if (url?.protocol !== 'https:' || url.pathname !== '/' || url.search !== '')
+      throw new UsageError(
+        `--api-server must be an https:// URL without a path, not ${JSON.stringify(flags.apiServer)}`,
+      );
+    apiServer.server = flags.apiServer.replace(/\/$/, '');
+  }
+  if (flags.caFile !== undefined) {
+    const pem = readText('--ca-file', flags.caFile);
+    if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+      throw new UsageError(`--ca-file ${flags.caFile} holds no PEM certificate`);
+    apiServer.caBundle = Buffer.from(pem).toString('base64');
+  }
+  return { ...config, apiServer };
+}
+
 export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   const root = checkedRoot(flags.root, io.env);
   const healthProbes = {
@@ -69,13 +117,16 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   };
   const loaded = loadNodeAgentConfiguration(readText('--config', flags.config));
   if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
-  const config = loaded.value;
+  const config = withApiServerOverrides(loaded.value, flags, io.env);
   const log = createLogger({
     name: 'gardener-node-agent',
     level: config.logLevel as LogLevel,
     format: config.logFormat as LogFormat,
   });
-  log.info({ root, config: flags.config }, 'Starting gardener-node-agent');
+  log.info(
+    { root, config: flags.config, apiServer: config.apiServer.server },
+    'Starting gardener-node-agent',
+  );
   const agent = await runAgent({
     config,
     root,
@@ -110,7 +161,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .argument('[command]')
     .option('--config <file>', 'the NodeAgentConfiguration', PATH.nodeAgentConfig)
     .option('--root <dir>', 'the host root every path resolves under', '/')
-    .option('--systemd <spec>', '"systemctl", or "record:FILE" to append each call as a JSON line to FILE')
+    .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
     .option('--health-port <port>', 'overrides server.healthProbes.port')
@@ -126,6 +177,11 @@ export function addRunCommand(program: Command, io: CliIo): void {
       ).choices(['ctr', 'off']),
     )
     .option('--no-health-check', 'do not check (and restart) kubelet and containerd')
+    .option(
+      '--api-server <url>',
+      "talk to this https:// URL instead of the config's apiServer.server (the config file is not changed)",
+    )
+    .option('--ca-file <file>', "trust this PEM bundle instead of the config's apiServer.caBundle")
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
       return runCommand(flags, io);

@@ -155,7 +155,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     update: (previous, node) => restartAnnotationChanged(previous, node) && nodeController.queue.add('node'),
   });
   nodeController.start(root.signal);
-  startLeaseController(
+  const leaseController = startLeaseController(
     {
       api: kubeConfig.makeApiClient(CoordinationV1Api),
       node: () => oscController.nodes.list()[0],
@@ -164,6 +164,9 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     },
     root.signal,
   );
+  // the first heartbeat must not wait a renew interval when the Node appears after start-up: the
+  // seed counts a node as running the agent only once its Lease exists
+  oscController.nodes.on({ add: () => leaseController.queue.add('lease') });
 
   // kubelet and containerd are restarted after a minute of failing; nothing more (node-side §11)
   const probes = healthProbes(o);

@@ -1,0 +1,310 @@
+/**
+ * The landscape of the demo on two API servers: a seed with the shoot namespace and its Cluster
+ * (examples/cluster.yaml), the secrets gardenlet's secrets manager would have left there (the
+ * shoot's real CA, a kubelet CA, an SSH key pair), the `gardener-internal` kubeconfig of a shoot
+ * identity bound to the controller-manager's documented minimum shoot role, and the
+ * controller-manager's own seed identity with exactly its chart's ClusterRole. The
+ * controller-manager runs as a child process (`gardener-osc controller-manager`) in direct mode, so
+ * no other Gardener component is needed, with os-local as the OS extension.
+ */
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+} from '@kubernetes/client-node';
+import { ANNOTATION, LABEL, parseYaml, stringifyYaml } from '../../api/index.js';
+import {
+  CONTROLLER_MANAGER_NAME,
+  seedClusterRole,
+  shootClusterRole,
+} from '../../charts/controller-manager/controller-manager.js';
+import type { Envtest } from '../../test/integration/envtest.js';
+import { type SupervisedProcess, startSupervised } from './processes.js';
+import { Interrupted, sleep } from './wait.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const SELECTOR_LABEL = 'node-configuration.gardener.cloud/controller-manager';
+export const SELECTOR_VALUE = 'demo';
+const CM_NAMESPACE = 'garden';
+
+// biome-ignore lint/suspicious/noExplicitAny: the shoot spec as the Cluster holds it; the demo edits a few fields
+export type ShootSpec = Record<string, any>;
+export interface ClusterObject extends KubernetesObject {
+  spec: { shoot: { metadata: { annotations?: Record<string, string> }; spec: ShootSpec } };
+}
+
+export interface Landscape {
+  readonly seed: Envtest;
+  readonly shoot: Envtest;
+  /** The shoot namespace in the seed, also the Cluster's name. */
+  readonly namespace: string;
+  readonly seedCore: CoreV1Api;
+  readonly shootCore: CoreV1Api;
+  readonly shootLeases: CoordinationV1Api;
+  readonly seedObjects: KubernetesObjectApi;
+  /** The shoot API server's CA (PEM), as the nodes trust it. */
+  readonly shootCaFile: string;
+  cluster(): Promise<ClusterObject>;
+  /** Changes the Cluster's embedded shoot (a merge patch of the whole shoot). */
+  patchShoot(mutate: (shoot: ClusterObject['spec']['shoot']) => void): Promise<void>;
+  startControllerManager(options: {
+    useGardenerNodeAgent: boolean;
+    logFile: string;
+    signal?: AbortSignal;
+  }): Promise<ControllerManager>;
+}
+
+export interface ControllerManager {
+  readonly process: SupervisedProcess;
+  readonly healthUrl: string;
+  readonly metricsUrl: string;
+  /** The value of a metric line (`name{labels}`) or undefined. */
+  metric(name: string, labels?: Record<string, string>): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const fakePem = (s: string) => `-----BEGIN CERTIFICATE-----\n${b64(s)}\n-----END CERTIFICATE-----\n`;
+
+async function createIgnoringConflict(api: KubernetesObjectApi, object: KubernetesObject): Promise<void> {
+  try {
+    await api.create(object);
+  } catch (e) {
+    if (!(e instanceof ApiException && e.code === 409)) throw e;
+  }
+}
+
+export async function setUpLandscape(o: {
+  seed: Envtest;
+  shoot: Envtest;
+  workDir: string;
+  maxDelaySeconds: number;
+}): Promise<Landscape> {
+  const { seed, shoot, workDir } = o;
+  const seedObjects = KubernetesObjectApi.makeApiClient(seed.kubeConfig);
+  const shootObjects = KubernetesObjectApi.makeApiClient(shoot.kubeConfig);
+  const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
+  const shootCore = shoot.kubeConfig.makeApiClient(CoreV1Api);
+  const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as ClusterObject;
+  const namespace = raw.metadata?.name ?? 'shoot--dev--demo';
+  for (const ns of [namespace, CM_NAMESPACE])
+    await createIgnoringConflict(seedObjects, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
+
+  // the controller-manager's identity in the seed: exactly its chart's ClusterRole
+  const role = seedClusterRole(CONTROLLER_MANAGER_NAME) as KubernetesObject;
+  await createIgnoringConflict(seedObjects, role);
+  await createIgnoringConflict(seedObjects, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: CONTROLLER_MANAGER_NAME },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_MANAGER_NAME },
+    subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_MANAGER_NAME, namespace: CM_NAMESPACE }],
+  } as KubernetesObject);
+  const seedIdentity = await seed.kubeConfigForServiceAccount(
+    CM_NAMESPACE,
+    CONTROLLER_MANAGER_NAME,
+    4 * 3600,
+  );
+  const seedKubeconfig = join(workDir, 'controller-manager', 'seed.kubeconfig');
+  writeFileSync(seedKubeconfig, seedIdentity.exportConfig(), { mode: 0o600 });
+
+  // the shoot identity of gardener-internal: the documented minimum shoot role of direct mode
+  const shootRole = shootClusterRole('direct') as KubernetesObject;
+  const shootRoleName = shootRole.metadata?.name ?? '';
+  const shootSa = `${CONTROLLER_MANAGER_NAME}-shoot-access`;
+  await createIgnoringConflict(shootObjects, shootRole);
+  await createIgnoringConflict(shootObjects, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: shootRoleName },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: shootRoleName },
+    subjects: [{ kind: 'ServiceAccount', name: shootSa, namespace: 'kube-system' }],
+  } as KubernetesObject);
+  const shootIdentity = await shoot.kubeConfigForServiceAccount('kube-system', shootSa, 4 * 3600);
+
+  // what gardenlet's secrets manager leaves in the shoot namespace; the cluster CA is the real one
+  const shootCa = Buffer.from(shoot.kubeConfig.getCurrentCluster()?.caData ?? '', 'base64').toString('utf8');
+  const shootCaFile = join(workDir, 'shoot-ca.crt');
+  writeFileSync(shootCaFile, shootCa);
+  const sm = { [LABEL.secretsManagedBy]: 'secrets-manager', [LABEL.secretsManagerIdentity]: 'gardenlet' };
+  const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
+    createIgnoringConflict(seedObjects, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace, labels },
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
+    } as KubernetesObject);
+  await secret('gardener-internal', {}, { kubeconfig: shootIdentity.exportConfig() });
+  await secret('ca-bundle-demo', { ...sm, [LABEL.secretsBundleFor]: 'ca' }, { 'bundle.crt': shootCa });
+  await secret(
+    'ca-kubelet-bundle-demo',
+    { ...sm, [LABEL.secretsBundleFor]: 'ca-kubelet' },
+    { 'bundle.crt': fakePem('demo kubelet CA') },
+  );
+  await secret(
+    'ssh-keypair-demo',
+    { ...sm, [LABEL.secretsName]: 'ssh-keypair' },
+    { id_rsa: 'private', 'id_rsa.pub': 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDdemo demo-key' },
+  );
+
+  // the Cluster, opted in by label, with the demo's max delay on the embedded shoot
+  raw.metadata = { name: namespace, labels: { [SELECTOR_LABEL]: SELECTOR_VALUE } };
+  raw.spec.shoot.metadata.annotations = {
+    ...raw.spec.shoot.metadata.annotations,
+    [ANNOTATION.maxDelaySeconds]: String(o.maxDelaySeconds),
+  };
+  await createIgnoringConflict(seedObjects, raw);
+
+  const cluster = async () =>
+    // client-node turns timestamps into Dates; controllers decode the API's JSON
+    JSON.parse(
+      JSON.stringify(
+        await seedObjects.read({
+          apiVersion: raw.apiVersion,
+          kind: raw.kind,
+          metadata: { name: namespace },
+        } as never),
+      ),
+    ) as ClusterObject;
+
+  return {
+    seed,
+    shoot,
+    namespace,
+    seedCore,
+    shootCore,
+    shootLeases: shoot.kubeConfig.makeApiClient(CoordinationV1Api),
+    seedObjects,
+    shootCaFile,
+    cluster,
+    async patchShoot(mutate) {
+      const current = await cluster();
+      const shootObject = structuredClone(current.spec.shoot);
+      mutate(shootObject);
+      await seedObjects.patch(
+        {
+          apiVersion: current.apiVersion,
+          kind: current.kind,
+          metadata: { name: namespace },
+          spec: { shoot: shootObject },
+        } as KubernetesObject,
+        undefined,
+        undefined,
+        'gardener-osc-demo',
+        undefined,
+        PatchStrategy.MergePatch,
+      );
+    },
+    startControllerManager: (options) =>
+      startControllerManager({ ...options, seedKubeconfig, dir: join(workDir, 'controller-manager') }),
+  };
+}
+
+async function startControllerManager(o: {
+  useGardenerNodeAgent: boolean;
+  logFile: string;
+  signal?: AbortSignal;
+  seedKubeconfig: string;
+  dir: string;
+}): Promise<ControllerManager> {
+  const configFile = join(o.dir, `config-${o.useGardenerNodeAgent ? 'agent' : 'legacy'}.yaml`);
+  writeFileSync(
+    configFile,
+    stringifyYaml({
+      apiVersion: 'node-configuration.gardener.cloud/v1alpha1',
+      kind: 'ControllerManagerConfiguration',
+      seedKubeconfig: o.seedKubeconfig,
+      clusterSelector: { matchLabels: { [SELECTOR_LABEL]: SELECTOR_VALUE } },
+      applyMode: 'direct',
+      featureGates: { UseGardenerNodeAgent: o.useGardenerNodeAgent },
+      // one replica: no lease to hand over when the demo restarts it with the gate on
+      leaderElection: { enabled: false },
+      server: { healthProbes: { port: 0 }, metrics: { port: 0 } },
+      controllers: {
+        osLocal: { enabled: true, types: ['gardenlinux', 'ubuntu'] },
+        migration: { checkInterval: '1s' },
+      },
+      logFormat: 'json',
+    }),
+  );
+  const env = { ...process.env };
+  delete env.KUBECONFIG;
+  // the log may hold an earlier instance's lines: only what this one writes counts
+  const logStart = existsSync(o.logFile) ? statSync(o.logFile).size : 0;
+  const process_ = startSupervised({
+    name: 'controller-manager',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'cli/main.ts'), 'controller-manager', '--config', configFile],
+    env,
+    cwd: ROOT,
+    logFile: o.logFile,
+    graceSeconds: 10,
+  });
+  const deadline = Date.now() + 120_000;
+  let urls: { health: string; metrics: string } | undefined;
+  while (!urls) {
+    if (o.signal?.aborted) {
+      await process_.stop();
+      throw new Interrupted();
+    }
+    if (!process_.running || Date.now() > deadline) {
+      await process_.stop();
+      throw new Error(
+        `the controller-manager did not start${process_.running ? ' within 120 s' : ''}; its log:\n${tail(o.logFile)}`,
+      );
+    }
+    for (const entry of jsonLines(o.logFile, logStart)) {
+      if (entry.msg === 'Started gardener-osc controller-manager')
+        urls = { health: String(entry.health), metrics: String(entry.metrics) };
+    }
+    if (!urls) await sleep(200);
+  }
+  const { health, metrics } = urls;
+  return {
+    process: process_,
+    healthUrl: health,
+    metricsUrl: metrics,
+    async metric(name, labels = {}) {
+      const text = await (await fetch(`${metrics}/metrics`)).text();
+      for (const line of text.split('\n')) {
+        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+        if (!m || m[1] !== name) continue;
+        const wanted = Object.entries(labels).every(([k, v]) => m[2]?.includes(`${k}="${v}"`));
+        if (wanted) return Number(m[3]);
+      }
+      return undefined;
+    },
+    async stop() {
+      await process_.stop(20_000);
+    },
+  };
+}
+
+/** The JSON log lines of a file (other lines, e.g. the supervisor's, are skipped). */
+export function jsonLines(file: string, fromByte = 0): Record<string, unknown>[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file).subarray(fromByte).toString('utf8');
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // a line being written
+    }
+  }
+  return out;
+}
+
+export function tail(file: string, chars = 3000): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').slice(-chars) : '(no log)';
+}

@@ -1,0 +1,223 @@
+/**
+ * The demo's scenario end to end (hack/demo/scenario.ts, what `npm run demo` shows) with 5 nodes:
+ * a seed and a shoot kube-apiserver, the controller-manager as a child process in direct mode with
+ * os-local, one real gardener-node-agent process per node. One shoot goes from the legacy
+ * downloader to the agent (every node's initial apply), through a kubelet change rolled out with
+ * a 20 s max delay and through an access-token rotation. Alongside, `npm run demo` itself is
+ * interrupted with SIGINT while its agents run: nothing may be left behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { checks, rolloutSvg, summaryTable } from '../../hack/demo/report.js';
+import { runScenario, type ScenarioResult } from '../../hack/demo/scenario.js';
+import { eventually, eventuallyPasses } from '../support/eventually.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The pids whose command line mentions `text` (other than this process). */
+function processesMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(text)) found.push(`${pid}: ${cmdline.slice(0, 160)}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** The live (not zombie) processes of a process group. */
+function liveInGroup(pgid: number): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after the last ')'
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z')
+        found.push(`${pid} ${stat.slice(0, stat.lastIndexOf(')') + 1)}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+interface InterruptedRun {
+  readonly output: string;
+  /** Processes of its group still running once it said it stopped. */
+  readonly leftInGroup: string[];
+  readonly workDir: string;
+  readonly envtestDirs: string[];
+}
+
+/**
+ * `npm run demo -- --nodes 2` in its own process group, and SIGINT to the whole group once an agent
+ * runs, as Ctrl-C in a terminal does (npm, sh, tsx and the demo all get it, and tsx relays it once
+ * more); resolves after the group is gone.
+ */
+function interruptDemo(outDir: string): { child: ChildProcess; done: Promise<InterruptedRun> } {
+  const child = spawn('npm', ['run', '--silent', 'demo', '--', '--nodes', '2', '--out', outDir], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const done = (async () => {
+    // an agent runs once node-init started it
+    await eventually(
+      'an agent of the interrupted demo to run',
+      () => /node-init: copied the agent/.test(output),
+      240_000,
+      200,
+    );
+    const pgid = child.pid ?? 0;
+    process.kill(-pgid, 'SIGINT');
+    // npm itself dies of the SIGINT at once; the demo cleans up and then says so
+    await eventually(
+      'the interrupted demo to finish',
+      () => /^(stopped: |demo failed)/m.test(output),
+      90_000,
+      200,
+    );
+    await eventually(
+      'the process group of the interrupted demo to end',
+      () => liveInGroup(pgid).length === 0,
+      15_000,
+    ).catch(() => undefined);
+    return {
+      output,
+      leftInGroup: liveInGroup(pgid),
+      workDir: /work dir (\S+) ==/.exec(output)?.[1] ?? '',
+      envtestDirs: [...output.matchAll(/\(data in (\S+)\)/g)].map((m) => m[1] ?? ''),
+    };
+  })();
+  return { child, done };
+}
+
+describe('e2e: the demo scenario with 5 nodes', function () {
+  this.timeout(5 * 60_000);
+  let result: ScenarioResult;
+  let interrupted: Promise<InterruptedRun>;
+  let interruptedChild: ChildProcess | undefined;
+  const outDir = mkdtempSync(join(tmpdir(), 'gardener-osc-e2e-out-'));
+
+  before(async function () {
+    // the first run on a machine builds kube-apiserver and etcd (hack/envtest)
+    this.timeout(20 * 60_000);
+    // the interrupted demo runs alongside: its agents are up long before this scenario ends
+    const run = interruptDemo(outDir);
+    interruptedChild = run.child;
+    interrupted = run.done;
+    interrupted.catch(() => undefined);
+    result = await runScenario({
+      nodes: 5,
+      maxDelaySeconds: 20,
+      onTimeline: process.env.TEST_LOG ? (e) => process.stderr.write(`${JSON.stringify(e)}\n`) : undefined,
+    });
+  });
+
+  after(() => {
+    try {
+      if (interruptedChild?.pid) process.kill(-interruptedChild.pid, 'SIGKILL');
+    } catch {
+      // the group is gone, as it should be
+    }
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it("converges every node to its pool's checksum", () => {
+    expect(result.nodes).to.have.length(5);
+    expect(result.pools.map((p) => p.name).sort()).to.deep.equal(['arm-worker', 'cpu-worker', 'gpu-worker']);
+    for (const node of result.nodes) expect(node.rollout.checksumOk, node.name).to.equal(true);
+  });
+
+  it("migrates every node: its first agent apply, the downloader's state gone from its root", () => {
+    for (const node of result.nodes) {
+      expect(node.migration.legacyStateRemoved, node.name).to.equal(true);
+      // the first apply writes every unit, the agent's own among them: it restarts itself once
+      expect(node.migration.agentRestartedItself, node.name).to.equal(true);
+      expect(node.migration.unitsRestarted, node.name).to.include('kubelet.service');
+    }
+  });
+
+  it('removes the legacy resources once every node reported, exactly once', () => {
+    expect(result.migration.statesSeen).to.include.members(['Migrating', 'Completed']);
+    expect(result.migration.statesSeen.at(-1)).to.equal('Completed');
+    expect(result.migration.legacyLeft).to.deep.equal([]);
+    // counted at the very end, long after the cleanup: never repeated
+    expect(result.migration.legacyAccessSecretDeletes).to.equal(1);
+    expect(result.migration.cleanupsMetric).to.equal(1);
+    const lastReport = Math.max(...result.nodes.map((n) => n.migration.reportedAt));
+    expect(result.migration.completedAt).to.be.at.least(lastReport);
+  });
+
+  it('restarts only the changed unit in the kubelet rollout', () => {
+    for (const node of result.nodes)
+      expect(
+        node.rollout.restarts.map((r) => r.unit),
+        node.name,
+      ).to.deep.equal(['kubelet.service']);
+  });
+
+  it('applies no node before its delay, and the applies span at least 10 s of the 20 s window', () => {
+    for (const node of result.nodes) {
+      const { delayMs, enqueuedAt, enqueuedDelayMs, appliedAt } = node.rollout;
+      expect(delayMs, node.name).to.be.within(0, 20_000);
+      expect(enqueuedDelayMs, `${node.name} waits its node-delay annotation`).to.equal(delayMs);
+      expect(appliedAt - enqueuedAt, `${node.name} applied before its delay`).to.be.at.least(delayMs);
+    }
+    expect(result.rollout.spanMs).to.be.at.least(10_000);
+    expect(result.rollout.maxKubeletRestartsInOneSecond).to.be.at.least(1);
+    expect(result.rollout.kubeletRestartsPerSecond.reduce((a, b) => a + b, 0)).to.equal(5);
+  });
+
+  it("rotates the access token into every node's token file", () => {
+    for (const node of result.nodes) {
+      expect(node.token.ok, node.name).to.equal(true);
+      expect(node.token.updatedAt, node.name).to.be.at.least(result.tokens.rotatedAt);
+    }
+  });
+
+  it('reports what it measured: every check holds, a table row and a chart row per node', () => {
+    const failed = checks(result).filter((c) => !c.ok);
+    expect(failed, JSON.stringify(failed)).to.deep.equal([]);
+    const table = summaryTable(result);
+    for (const node of result.nodes) expect(table).to.match(new RegExp(`^${node.name} `, 'm'));
+    const svg = rolloutSvg(result);
+    expect(svg).to.match(/^<svg /);
+    expect(svg.match(/<circle /g)).to.have.length(5);
+    expect(existsSync(result.workDir), 'the work dir is removed').to.equal(false);
+  });
+
+  it('leaves no process and no temp dir behind when Ctrl-C (SIGINT to the group) stops `npm run demo` while its agents run', async () => {
+    const run = await interrupted;
+    expect(run.output).to.contain('SIGINT: stopping the demo');
+    expect(run.output).to.contain('stopped: every process, API server and temp dir is gone');
+    expect(run.workDir, run.output).to.match(/gardener-osc-demo-run-/);
+    expect(run.envtestDirs, run.output).to.have.length(2);
+    expect(run.leftInGroup, 'npm, tsx, the demo and the supervisors are gone').to.deep.equal([]);
+    for (const dir of [run.workDir, ...run.envtestDirs]) {
+      expect(existsSync(dir), `${dir} removed`).to.equal(false);
+      await eventuallyPasses(
+        () => expect(processesMentioning(dir), `processes of ${dir}`).to.deep.equal([]),
+        5_000,
+      );
+    }
+    expect(existsSync(join(outDir, 'demo-rollout.svg')), 'an interrupted demo writes no chart').to.equal(
+      false,
+    );
+  });
+});

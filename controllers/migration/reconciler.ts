@@ -23,8 +23,8 @@ import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/logging.js';
 import { deleteIfPresent, isStatus } from '../kube/seed-writes.js';
 import { clusterEventObject } from '../manager/shoot-context.js';
-import type { NodeInfo, OscSecretInfo } from '../operatingsystemconfig/nodes-updated.js';
 import type { ShootApplier } from '../operatingsystemconfig/reconciler.js';
+import { readShootNodeState } from '../operatingsystemconfig/shoot-node-state.js';
 import type { MigrationMetrics } from './metrics.js';
 import { describeProgress, type LeaseInfo, type MigrationProgress, migrationProgress } from './progress.js';
 import { readMigrationState, writeMigrationState } from './state.js';
@@ -85,36 +85,10 @@ export class MigrationReconciler {
 
   private async progress(namespace: string, cluster: Cluster): Promise<MigrationProgress> {
     const shoot = await this.o.shootKubeConfig(namespace);
-    const core = shoot.makeApiClient(CoreV1Api);
-    const [nodes, secrets, leases] = await Promise.all([
-      core.listNode(),
-      core.listNamespacedSecret({
-        namespace: NAMESPACE_KUBE_SYSTEM,
-        labelSelector: `${LABEL.gardenerRole}=${LABEL_VALUE.roleOperatingSystemConfig}`,
-      }),
+    const [{ pools, secretsByPool, nodesByPool }, leases] = await Promise.all([
+      readShootNodeState(shoot, cluster, LABEL_VALUE.roleOperatingSystemConfig),
       shoot.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: NAMESPACE_KUBE_SYSTEM }),
     ]);
-    const pools = cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name);
-    const secretsByPool = new Map<string, OscSecretInfo>();
-    for (const s of secrets.items) {
-      const pool = s.metadata?.labels?.[LABEL.workerPool];
-      if (pool)
-        secretsByPool.set(pool, { name: s.metadata?.name ?? '', annotations: s.metadata?.annotations });
-    }
-    const nodesByPool = new Map<string, NodeInfo[]>();
-    for (const n of nodes.items) {
-      if (n.metadata?.deletionTimestamp) continue;
-      const pool = n.metadata?.labels?.[LABEL.workerPool] ?? '';
-      nodesByPool.set(pool, [
-        ...(nodesByPool.get(pool) ?? []),
-        {
-          name: n.metadata?.name ?? '',
-          labels: n.metadata?.labels,
-          annotations: n.metadata?.annotations,
-          taints: n.spec?.taints,
-        },
-      ]);
-    }
     const leaseInfo = new Map<string, LeaseInfo>();
     for (const l of leases.items) {
       const renew = l.spec?.renewTime;

@@ -38,7 +38,6 @@ import {
   MANAGED_RESOURCE_KIND,
   type ManagedResource,
   NAME,
-  NAMESPACE_KUBE_SYSTEM,
   NODE_AGENT_ACCESS,
   type OperatingSystemConfig,
   OSC_API_VERSION,
@@ -69,9 +68,10 @@ import {
   writeMigrationState,
 } from '../migration/state.js';
 import type { OscControllerMetrics } from './metrics.js';
-import { type NodeInfo, nodesNotUpdated, type OscSecretInfo } from './nodes-updated.js';
+import { nodesNotUpdated } from './nodes-updated.js';
 import { oscReadiness } from './osc-readiness.js';
 import { sameDesiredState } from './same-desired-state.js';
+import { readShootNodeState } from './shoot-node-state.js';
 
 export const CLUSTER_FINALIZER = 'node-configuration.gardener.cloud/controller-manager';
 
@@ -420,9 +420,9 @@ export class OscReconciler {
     cluster: Cluster,
     log: Logger,
   ) {
-    let shootCore: CoreV1Api;
+    let shoot: KubeConfig;
     try {
-      shootCore = (await this.o.shootKubeConfig(namespace)).makeApiClient(CoreV1Api);
+      shoot = await this.o.shootKubeConfig(namespace);
     } catch (e) {
       log.info({ err: e }, 'Shoot not reachable, node status unknown');
       return;
@@ -430,31 +430,7 @@ export class OscReconciler {
     try {
       const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
       const role = gate ? LABEL_VALUE.roleOperatingSystemConfig : LABEL_VALUE.roleCloudConfig;
-      const [nodes, secrets] = await Promise.all([
-        shootCore.listNode(),
-        shootCore.listNamespacedSecret({
-          namespace: NAMESPACE_KUBE_SYSTEM,
-          labelSelector: `${LABEL.gardenerRole}=${role}`,
-        }),
-      ]);
-      const pools = cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name);
-      const secretsByPool = new Map<string, OscSecretInfo>();
-      for (const s of secrets.items) {
-        const pool = s.metadata?.labels?.[LABEL.workerPool];
-        if (pool)
-          secretsByPool.set(pool, { name: s.metadata?.name ?? '', annotations: s.metadata?.annotations });
-      }
-      const nodesByPool = new Map<string, NodeInfo[]>();
-      for (const n of nodes.items) {
-        const pool = n.metadata?.labels?.[LABEL.workerPool] ?? '';
-        const info: NodeInfo = {
-          name: n.metadata?.name ?? '',
-          labels: n.metadata?.labels,
-          annotations: n.metadata?.annotations,
-          taints: n.spec?.taints,
-        };
-        nodesByPool.set(pool, [...(nodesByPool.get(pool) ?? []), info]);
-      }
+      const { pools, secretsByPool, nodesByPool } = await readShootNodeState(shoot, cluster, role);
       const problems = nodesNotUpdated(pools, secretsByPool, nodesByPool);
       const outdated = problems.filter((p) => p.includes('on node "')).length;
       const total = pools.reduce((sum, p) => sum + (nodesByPool.get(p)?.length ?? 0), 0);

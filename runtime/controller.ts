@@ -4,6 +4,8 @@
  * resets its backoff, anything else forgets it. A thrown exception is an error like any other: a
  * bad object never crashes the controller.
  */
+
+import { untilAborted } from './abort.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import { type Logger, silentLogger } from './logging.js';
@@ -98,7 +100,7 @@ export class Controller<K extends string = string> {
     const started = performance.now();
     metrics?.activeWorkers.inc({ controller: this.name });
     try {
-      const result = await this.withAbort(
+      const result = await untilAborted(
         this.options.reconcile(key, { signal: controller.signal, log }),
         controller.signal,
       );
@@ -121,27 +123,5 @@ export class Controller<K extends string = string> {
       metrics?.activeWorkers.dec({ controller: this.name });
       metrics?.reconcileTime.observe({ controller: this.name }, (performance.now() - started) / 1000);
     }
-  }
-
-  /** A reconcile that ignores its signal still ends the wait when the timeout fires. */
-  private withAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (v) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(v);
-        },
-        (e) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      );
-    });
   }
 }

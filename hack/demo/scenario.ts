@@ -52,6 +52,7 @@ import {
   UNIT,
 } from '../../api/index.js';
 import { MIGRATION_STATE_NAME } from '../../controllers/migration/state.js';
+import { untilAborted } from '../../runtime/abort.js';
 import {
   type Envtest,
   readAuditEvents,
@@ -276,7 +277,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       );
     const bundle = join(workDir, 'gardener-node-agent.cjs');
     bundling = bundleNodeAgent(bundle);
-    const [seed, shoot] = await abortable(
+    const [seed, shoot] = await untilInterrupted(
       Promise.all([...envtests, bundling]).then(([s, t]) => [s, t] as [Envtest, Envtest]),
       signal,
     );
@@ -839,25 +840,6 @@ export function reapKilledRuns(dir: string): string[] {
   return removed;
 }
 
-/** Rejects with Interrupted when the signal aborts first (the promise itself runs on; cleanup catches it). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Interrupted());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Interrupted());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 /** Adds the controller-manager's log tail to an error (not to an interruption). */
 function withLog(cm: ControllerManager, logFile: string) {
   return (e: unknown): never => {
@@ -1046,4 +1028,9 @@ function summarizeSpread(specs: readonly NodeSpec[]): string {
       return `${pool} ${list.length} (${[...zones].map(([z, n]) => `${z} ${n}`).join(', ')})`;
     })
     .join('; ');
+}
+
+/** Rejects with Interrupted when the signal aborts first (the promise runs on; cleanup catches it). */
+function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return untilAborted(promise, signal, () => new Interrupted());
 }

@@ -5,8 +5,9 @@
  * period, and give up leadership when a renewal has not succeeded within the renew deadline.
  * Updates use optimistic locking (resourceVersion), so two candidates never both win.
  */
-import { ApiException, type CoordinationV1Api, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import { type CoordinationV1Api, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import { type Clock, realClock, sleep } from './clock.js';
+import { isApiStatus } from './kube/api-status.js';
 import { type Logger, silentLogger } from './logging.js';
 
 export interface LeaderElectionOptions {
@@ -24,10 +25,6 @@ export interface LeaderElectionOptions {
   readonly onStoppedLeading?: () => void;
   /** Hand the lease over at once when stopped (default true); false leaves it to expire. */
   readonly releaseOnStop?: boolean;
-}
-
-function isStatus(error: unknown, code: number): boolean {
-  return error instanceof ApiException && error.code === code;
 }
 
 export class LeaderElector {
@@ -112,7 +109,7 @@ export class LeaderElector {
     try {
       lease = await api.readNamespacedLease({ name, namespace });
     } catch (error) {
-      if (!isStatus(error, 404)) {
+      if (!isApiStatus(error, 404)) {
         this.log.warn({ err: error }, 'Reading the lease failed');
         return false;
       }
@@ -123,7 +120,7 @@ export class LeaderElector {
         });
         return true;
       } catch (e) {
-        if (!isStatus(e, 409)) this.log.warn({ err: e }, 'Creating the lease failed');
+        if (!isApiStatus(e, 409)) this.log.warn({ err: e }, 'Creating the lease failed');
         return false;
       }
     }
@@ -137,7 +134,7 @@ export class LeaderElector {
       await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: this.spec(lease) } });
       return true;
     } catch (e) {
-      if (!isStatus(e, 409)) this.log.warn({ err: e }, 'Updating the lease failed');
+      if (!isApiStatus(e, 409)) this.log.warn({ err: e }, 'Updating the lease failed');
       return false;
     }
   }

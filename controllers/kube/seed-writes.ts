@@ -3,18 +3,11 @@
  * merge-patch (arrays replaced wholesale, no optimistic lock), create-if-absent for immutable
  * objects, and deletes that treat NotFound as done.
  */
-import {
-  ApiException,
-  type KubernetesObject,
-  type KubernetesObjectApi,
-  PatchStrategy,
-} from '@kubernetes/client-node';
+
+import { type KubernetesObject, type KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 
 export const FIELD_MANAGER = 'gardener-osc';
-
-export function isStatus(error: unknown, code: number): boolean {
-  return error instanceof ApiException && error.code === code;
-}
 
 export async function readOrUndefined<T extends KubernetesObject>(
   api: KubernetesObjectApi,
@@ -23,7 +16,7 @@ export async function readOrUndefined<T extends KubernetesObject>(
   try {
     return (await api.read(header as never)) as T;
   } catch (e) {
-    if (isStatus(e, 404)) return undefined;
+    if (isApiStatus(e, 404)) return undefined;
     throw e;
   }
 }
@@ -36,7 +29,7 @@ export async function createOrMergePatch<T extends KubernetesObject>(
   try {
     return { object: (await api.create(object, undefined, undefined, FIELD_MANAGER)) as T, created: true };
   } catch (e) {
-    if (!isStatus(e, 409)) throw e;
+    if (!isApiStatus(e, 409)) throw e;
   }
   const patched = await api.patch(
     object,
@@ -55,7 +48,7 @@ export async function createIfAbsent(api: KubernetesObjectApi, object: Kubernete
     await api.create(object, undefined, undefined, FIELD_MANAGER);
     return true;
   } catch (e) {
-    if (isStatus(e, 409)) return false;
+    if (isApiStatus(e, 409)) return false;
     throw e;
   }
 }
@@ -65,7 +58,7 @@ export async function deleteIfPresent(api: KubernetesObjectApi, object: Kubernet
     await api.delete(object);
     return true;
   } catch (e) {
-    if (isStatus(e, 404)) return false;
+    if (isApiStatus(e, 404)) return false;
     throw e;
   }
 }

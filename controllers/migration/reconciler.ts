@@ -20,8 +20,9 @@ import {
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Logger } from '../../runtime/logging.js';
-import { deleteIfPresent, isStatus } from '../kube/seed-writes.js';
+import { deleteIfPresent } from '../kube/seed-writes.js';
 import { clusterEventObject } from '../manager/shoot-context.js';
 import type { ShootApplier } from '../operatingsystemconfig/reconciler.js';
 import { readShootNodeState } from '../operatingsystemconfig/shoot-node-state.js';
@@ -134,7 +135,7 @@ export class MigrationReconciler {
         .makeApiClient(CoreV1Api)
         .deleteNamespacedSecret({ name: NAME.downloader, namespace: NAMESPACE_KUBE_SYSTEM });
     } catch (e) {
-      if (!isStatus(e, 404)) throw e;
+      if (!isApiStatus(e, 404)) throw e;
     }
   }
 }

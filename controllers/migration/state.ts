@@ -9,7 +9,7 @@
  * delete, so the legacy resources are never rendered again once their deletion began.
  */
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
-import { isStatus } from '../kube/seed-writes.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 
 export const MIGRATION_STATE_NAME = 'gardener-node-agent-migration';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
@@ -62,7 +62,7 @@ export async function readMigrationState(
       await core.readNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace }),
     );
   } catch (e) {
-    if (isStatus(e, 404)) return undefined;
+    if (isApiStatus(e, 404)) return undefined;
     throw e;
   }
 }
@@ -79,7 +79,7 @@ export async function writeMigrationState(
   try {
     await core.createNamespacedConfigMap({ namespace, body });
   } catch (e) {
-    if (!isStatus(e, 409)) throw e;
+    if (!isApiStatus(e, 409)) throw e;
     await core.replaceNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace, body });
   }
 }
@@ -88,6 +88,6 @@ export async function deleteMigrationState(core: CoreV1Api, namespace: string): 
   try {
     await core.deleteNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace });
   } catch (e) {
-    if (!isStatus(e, 404)) throw e;
+    if (!isApiStatus(e, 404)) throw e;
   }
 }

@@ -50,14 +50,9 @@ import type { RenderValues } from '../../charts/values/render-values.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Logger } from '../../runtime/logging.js';
-import {
-  createIfAbsent,
-  createOrMergePatch,
-  deleteIfPresent,
-  FIELD_MANAGER,
-  isStatus,
-} from '../kube/seed-writes.js';
+import { createIfAbsent, createOrMergePatch, deleteIfPresent, FIELD_MANAGER } from '../kube/seed-writes.js';
 import { type ControllerManagerConfiguration, clusterSelected } from '../manager/config.js';
 import { clusterEventObject } from '../manager/shoot-context.js';
 import {
@@ -283,7 +278,7 @@ export class OscReconciler {
           .then(
             () => true,
             (e) => {
-              if (isStatus(e, 404)) return false;
+              if (isApiStatus(e, 404)) return false;
               throw e;
             },
           );
@@ -407,7 +402,7 @@ export class OscReconciler {
         PatchStrategy.MergePatch,
       );
     } catch (e) {
-      if (isStatus(e, 404)) return;
+      if (isApiStatus(e, 404)) return;
       throw e;
     }
     if (await deleteIfPresent(this.objects, header))

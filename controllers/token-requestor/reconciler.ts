@@ -30,6 +30,7 @@ import { ANNOTATION, DATA_KEY } from '../../api/index.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { TokenRequestorMetrics } from './metrics.js';
 import { renewDue, renewTime, tokenExpirationSeconds } from './renew-timestamp.js';
 
@@ -115,10 +116,6 @@ export interface TokenRequestorReconcilerOptions {
   readonly random?: () => number;
   readonly metrics: TokenRequestorMetrics;
   readonly recorder?: EventRecorder;
-}
-
-function isNotFound(e: unknown): boolean {
-  return e instanceof ApiException && e.code === 404;
 }
 
 function describe(e: unknown): string {
@@ -241,7 +238,7 @@ export class TokenRequestorReconciler {
     try {
       return await core.readNamespacedSecret({ name, namespace });
     } catch (e) {
-      if (isNotFound(e)) return undefined;
+      if (isApiStatus(e, 404)) return undefined;
       throw e;
     }
   }
@@ -252,7 +249,7 @@ export class TokenRequestorReconciler {
     try {
       existing = await core.readNamespacedServiceAccount({ name, namespace });
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      if (!isApiStatus(e, 404)) throw e;
     }
     if (!existing) {
       try {
@@ -270,7 +267,7 @@ export class TokenRequestorReconciler {
         return;
       } catch (e) {
         // created meanwhile: fall through to the update
-        if (!(e instanceof ApiException && e.code === 409)) throw e;
+        if (!isApiStatus(e, 409)) throw e;
         existing = await core.readNamespacedServiceAccount({ name, namespace });
       }
     }
@@ -308,7 +305,7 @@ export class TokenRequestorReconciler {
         });
         return;
       } catch (e) {
-        if (!(e instanceof ApiException && e.code === 409)) throw e;
+        if (!isApiStatus(e, 409)) throw e;
       }
     } else if (existing.data?.[DATA_KEY.token] === encodedToken) {
       return;

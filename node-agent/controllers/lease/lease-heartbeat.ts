@@ -3,14 +3,9 @@
  * 40 s, renewed every 10 s, owned by the Node so it goes with it. The seed reads it to tell
  * whether every node runs the agent.
  */
-import {
-  ApiException,
-  type CoordinationV1Api,
-  type V1Lease,
-  V1MicroTime,
-  type V1Node,
-} from '@kubernetes/client-node';
+import { type CoordinationV1Api, type V1Lease, V1MicroTime, type V1Node } from '@kubernetes/client-node';
 import { LEASE_DURATION_SECONDS, NAMESPACE_KUBE_SYSTEM, nodeAgentLeaseName } from '../../../api/index.js';
+import { isApiStatus } from '../../../runtime/kube/api-status.js';
 
 export const LEASE_RENEW_INTERVAL_MS = (LEASE_DURATION_SECONDS * 1000) / 4;
 
@@ -61,13 +56,13 @@ export async function renewLease(
     try {
       return await update(last);
     } catch (e) {
-      if (!(e instanceof ApiException && (e.code === 409 || e.code === 404))) throw e;
+      if (!isApiStatus(e, 409, 404)) throw e;
     }
   }
   try {
     return await update(await api.readNamespacedLease({ name, namespace: NAMESPACE_KUBE_SYSTEM }));
   } catch (e) {
-    if (!(e instanceof ApiException && e.code === 404)) throw e;
+    if (!isApiStatus(e, 404)) throw e;
     return await api.createNamespacedLease({ namespace: NAMESPACE_KUBE_SYSTEM, body: desired });
   }
 }

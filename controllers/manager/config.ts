@@ -11,6 +11,7 @@ import {
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
+import { RenderValuesSchema } from '../../charts/values/render-values.js';
 
 export const CONTROLLER_MANAGER_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
 export const CONTROLLER_MANAGER_KIND = 'ControllerManagerConfiguration';
@@ -56,14 +57,8 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
   featureGates: z
     .strictObject({ [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true) })
     .prefault({}),
-  images: z
-    .strictObject({
-      nodeAgent: z.string().min(1).optional(),
-      hyperkubeRepository: z.string().min(1).optional(),
-      pauseContainer: z.string().min(1).optional(),
-      valitail: z.string().min(1).optional(),
-    })
-    .prefault({}),
+  /** The same images the render values take (`gardener-osc render --values`). */
+  images: RenderValuesSchema.shape.images.unwrap().prefault({}),
   /** Node logging (valitail) for every selected shoot. */
   nodeLogging: z.boolean().default(false),
   controllers: z

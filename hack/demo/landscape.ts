@@ -15,7 +15,6 @@ import {
   CoreV1Api,
   type KubernetesObject,
   KubernetesObjectApi,
-  PatchStrategy,
 } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL, parseYaml, stringifyYaml } from '../../api/index.js';
 import {
@@ -23,6 +22,7 @@ import {
   seedClusterRole,
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
+import { type ClusterObject, patchClusterShoot, readCluster } from '../../test/integration/cluster-object.js';
 import type { Envtest } from '../../test/integration/envtest.js';
 import { type SupervisedProcess, startSupervised } from './processes.js';
 import { Interrupted, sleep } from './wait.js';
@@ -31,12 +31,6 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const SELECTOR_LABEL = 'node-configuration.gardener.cloud/controller-manager';
 export const SELECTOR_VALUE = 'demo';
 const CM_NAMESPACE = 'garden';
-
-// biome-ignore lint/suspicious/noExplicitAny: the shoot spec as the Cluster holds it; the demo edits a few fields
-export type ShootSpec = Record<string, any>;
-export interface ClusterObject extends KubernetesObject {
-  spec: { shoot: { metadata: { annotations?: Record<string, string> }; spec: ShootSpec } };
-}
 
 export interface Landscape {
   readonly seed: Envtest;
@@ -164,17 +158,7 @@ export async function setUpLandscape(o: {
   };
   await createIgnoringConflict(seedObjects, raw);
 
-  const cluster = async () =>
-    // client-node turns timestamps into Dates; controllers decode the API's JSON
-    JSON.parse(
-      JSON.stringify(
-        await seedObjects.read({
-          apiVersion: raw.apiVersion,
-          kind: raw.kind,
-          metadata: { name: namespace },
-        } as never),
-      ),
-    ) as ClusterObject;
+  const cluster = () => readCluster(seedObjects, namespace);
 
   return {
     seed,
@@ -186,24 +170,7 @@ export async function setUpLandscape(o: {
     seedObjects,
     shootCaFile,
     cluster,
-    async patchShoot(mutate) {
-      const current = await cluster();
-      const shootObject = structuredClone(current.spec.shoot);
-      mutate(shootObject);
-      await seedObjects.patch(
-        {
-          apiVersion: current.apiVersion,
-          kind: current.kind,
-          metadata: { name: namespace },
-          spec: { shoot: shootObject },
-        } as KubernetesObject,
-        undefined,
-        undefined,
-        'gardener-osc-demo',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
-    },
+    patchShoot: (mutate) => patchClusterShoot(seedObjects, namespace, mutate, 'gardener-osc-demo'),
     startControllerManager: (options) =>
       startControllerManager({ ...options, seedKubeconfig, dir: join(workDir, 'controller-manager') }),
   };

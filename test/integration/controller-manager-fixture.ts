@@ -27,6 +27,7 @@ import {
 } from '../../controllers/manager/config.js';
 import { type RunningManager, runControllerManager } from '../../controllers/manager/run-manager.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
+import { type ClusterObject, patchClusterShoot, readCluster as readClusterObject } from './cluster-object.js';
 import type { Envtest } from './envtest.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
@@ -40,9 +41,9 @@ export interface ShootFixture {
   readonly seedIdentity: KubeConfig;
   readonly seedObjects: KubernetesObjectApi;
   readonly shootObjects: KubernetesObjectApi;
-  cluster(): Promise<KubernetesObject & { spec: { shoot: Record<string, unknown> } }>;
+  cluster(): Promise<ClusterObject>;
   /** Applies a change to the Cluster's embedded shoot (merge patch of the whole spec). */
-  patchShoot(mutate: (shoot: Record<string, any>) => void): Promise<void>;
+  patchShoot(mutate: (shoot: ClusterObject['spec']['shoot']) => void): Promise<void>;
   config(overrides?: Record<string, unknown>): ControllerManagerConfiguration;
   /** The configuration file's content (before defaulting). */
   rawConfig(overrides?: Record<string, unknown>): Record<string, unknown>;
@@ -134,17 +135,7 @@ export async function createShootFixture(
     ...raw,
     metadata: { name: namespace, labels: { [SELECTOR_LABEL]: selector } },
   } as KubernetesObject);
-  // client-node turns metadata timestamps into Dates; the API's JSON is what controllers decode
-  const readCluster = async () =>
-    JSON.parse(
-      JSON.stringify(
-        await seedAdmin.read({
-          apiVersion: 'extensions.gardener.cloud/v1alpha1',
-          kind: 'Cluster',
-          metadata: { name: namespace },
-        } as never),
-      ),
-    ) as KubernetesObject & { spec: { shoot: Record<string, unknown> } };
+  const readCluster = () => readClusterObject(seedAdmin, namespace);
   const managers: RunningManager[] = [];
   const stoppedManagers = new Set<RunningManager>();
   const rawConfig = (overrides: Record<string, unknown> = {}): Record<string, unknown> => {
@@ -176,24 +167,7 @@ export async function createShootFixture(
     seedObjects: seedAdmin,
     shootObjects: shootAdmin,
     cluster: readCluster,
-    async patchShoot(mutate) {
-      const cluster = await readCluster();
-      const shootSpec = structuredClone(cluster.spec.shoot);
-      mutate(shootSpec);
-      await seedAdmin.patch(
-        {
-          apiVersion: cluster.apiVersion,
-          kind: cluster.kind,
-          metadata: { name: namespace },
-          spec: { shoot: shootSpec },
-        } as KubernetesObject,
-        undefined,
-        undefined,
-        'test',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
-    },
+    patchShoot: (mutate) => patchClusterShoot(seedAdmin, namespace, mutate, 'test'),
     config(overrides = {}) {
       const decoded = decodeControllerManagerConfiguration(rawConfig(overrides));
       if (!decoded.ok) throw new Error(JSON.stringify(decoded.errors));

@@ -198,6 +198,7 @@ export class OscReconciler {
       (await this.listOscs(namespace)).map((osc) => [osc.metadata.name, osc] as const),
     );
     const written = new Map<string, OperatingSystemConfig>();
+    let wroteAny = false;
     for (const desired of desiredOscs) {
       const name = desired.metadata.name ?? '';
       const current = liveOscs.get(name);
@@ -208,14 +209,16 @@ export class OscReconciler {
       await createOrMergePatch(this.objects, desired as unknown as KubernetesObject);
       this.o.metrics.oscWrites.inc({ namespace, purpose: desired.spec.purpose });
       written.set(name, desired);
+      wroteAny = true;
     }
 
     // 3. wait for the OS extension
     const reconciled = new Map<string, OperatingSystemConfig>();
     const waitingFor: string[] = [];
-    const refreshed = new Map(
-      (await this.listOscs(namespace)).map((osc) => [osc.metadata.name, osc] as const),
-    );
+    // the list read above is still current unless we just wrote
+    const refreshed = wroteAny
+      ? new Map((await this.listOscs(namespace)).map((osc) => [osc.metadata.name, osc] as const))
+      : liveOscs;
     for (const [name, osc] of written) {
       const readiness = oscReadiness(osc, refreshed.get(name));
       if (readiness.ready) reconciled.set(name, refreshed.get(name) as OperatingSystemConfig);

@@ -282,17 +282,12 @@ describe('os-local reference OS extension against a real API server', function (
     const fixed = await patch('invalid-init', {
       spec: { files: [{ path: '/etc/absolute', content: { inline: { encoding: '', data: 'x' } } }] },
     });
-    const live = await eventually('the fixed OSC reconciled', async () => {
-      const o = await getOsc('invalid-init');
-      return o?.status?.observedGeneration === fixed.metadata.generation &&
-        o?.status?.lastOperation?.state === 'Succeeded'
-        ? o
-        : undefined;
-    });
+    // Readiness as gardenlet waits for it: the status write comes before the operation annotation
+    // is removed, so a read in between sees Succeeded but not yet ready.
+    const live = await ready({ ...written, metadata: { ...written.metadata, annotations: {} } });
+    expect(live.status?.observedGeneration).to.equal(fixed.metadata.generation);
+    expect(live.status?.lastOperation?.state).to.equal('Succeeded');
     expect(live.status?.lastError).to.equal(undefined);
-    expect(
-      oscReadiness({ ...written, metadata: { ...written.metadata, annotations: {} } }, live).ready,
-    ).to.equal(true);
   });
 
   it('reads secretRef files from seed secrets in the OSC namespace', async () => {

@@ -131,8 +131,22 @@ const optionalNativeModules: Plugin = {
   },
 };
 
+/** The npm packages a bundle holds, with how many bytes of output each contributes. */
+export type BundledPackages = ReadonlyMap<string, number>;
+
+function bundledPackages(metafile: import('esbuild').Metafile): BundledPackages {
+  const bytes = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+      if (name) bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return bytes;
+}
+
 /** Bundles node-agent/bin.ts into one CommonJS file that requires built-in modules only. */
-export async function bundleNodeAgent(outfile: string): Promise<void> {
+export async function bundleNodeAgent(outfile: string): Promise<BundledPackages> {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: [ENTRY],
@@ -147,8 +161,10 @@ export async function bundleNodeAgent(outfile: string): Promise<void> {
     plugins: [optionalNativeModules],
     legalComments: 'eof',
     logLevel: 'silent',
+    metafile: true,
   });
   for (const w of result.warnings) process.stderr.write(`esbuild: ${w.text}\n`);
+  return bundledPackages(result.metafile);
 }
 
 function run(file: string, args: string[]): string {

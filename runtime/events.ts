@@ -1,10 +1,15 @@
 /**
  * Kubernetes events (core/v1) for objects, with client-go's aggregation: the same event for the
- * same object within ten minutes bumps `count` and `lastTimestamp` instead of creating another.
- * Recording never throws: an event that cannot be written is logged, never a reason to fail.
+ * same object within ten minutes bumps `count` and `lastTimestamp` (one merge patch, no read)
+ * instead of creating another; an aggregated event that is gone is created again. Recording never
+ * throws: an event that cannot be written is logged, never a reason to fail.
  */
-import { ApiException, type CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { formatRfc3339 } from '../api/index.js';
 import { type Clock, realClock } from './clock.js';
+import { isApiStatus } from './kube/api-status.js';
+import { KubeClient, segment } from './kube/kube-client.js';
+import type { KubeHttp } from './kube/kube-http.js';
 import { type Logger, silentLogger } from './logging.js';
 
 export interface EventObject {
@@ -19,7 +24,7 @@ export interface EventObject {
 export type EventType = 'Normal' | 'Warning';
 
 export interface EventRecorderOptions {
-  readonly api: CoreV1Api;
+  readonly http: KubeHttp;
   readonly component: string;
   readonly host?: string;
   readonly clock?: Clock;
@@ -35,14 +40,24 @@ interface Seen {
   last: number;
 }
 
+/** An Event as the API server takes it: timestamps are RFC 3339 strings on the wire. */
+type EventBody = Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+};
+
+const eventsPath = (namespace: string) => `/api/v1/namespaces/${segment(namespace)}/events`;
+
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly client: KubeClient;
 
   constructor(private readonly options: EventRecorderOptions) {
     this.clock = options.clock ?? realClock;
     this.log = options.log ?? silentLogger;
+    this.client = new KubeClient(options.http);
   }
 
   /** Records the event; the returned promise settles when it was written (or failed). */
@@ -50,23 +65,24 @@ export class EventRecorder {
     const namespace = object.namespace || 'default';
     const key = [object.kind, namespace, object.name, object.uid, type, reason, message].join('\u0000');
     const now = this.clock.now();
-    const seen = this.seen.get(key);
+    const timestamp = formatRfc3339(new Date(now));
     try {
+      const seen = this.seen.get(key);
       if (seen && now - seen.last < AGGREGATION_WINDOW_MS) {
         seen.count++;
         seen.last = now;
-        await this.options.api.replaceNamespacedEvent({
-          name: seen.name,
-          namespace,
-          body: {
-            ...(await this.options.api.readNamespacedEvent({ name: seen.name, namespace })),
+        try {
+          await this.client.mergePatch(`${eventsPath(namespace)}/${segment(seen.name)}`, {
             count: seen.count,
-            lastTimestamp: new Date(now),
-          },
-        });
-        return;
+            lastTimestamp: timestamp,
+          });
+          return;
+        } catch (error) {
+          if (!isApiStatus(error, 404)) throw error;
+          this.seen.delete(key);
+        }
       }
-      const body: CoreV1Event = {
+      const body: EventBody = {
         metadata: {
           name: `${object.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`,
           namespace,
@@ -82,16 +98,15 @@ export class EventRecorder {
         reason,
         message,
         count: 1,
-        firstTimestamp: new Date(now),
-        lastTimestamp: new Date(now),
+        firstTimestamp: timestamp,
+        lastTimestamp: timestamp,
         source: { component: this.options.component, host: this.options.host },
         reportingComponent: this.options.component,
         reportingInstance: this.options.host ?? '',
       };
-      const created = await this.options.api.createNamespacedEvent({ namespace, body });
+      const created = await this.client.create(eventsPath(namespace), body);
       this.seen.set(key, { name: created.metadata?.name ?? '', namespace, count: 1, last: now });
     } catch (error) {
-      if (seen && error instanceof ApiException && error.code === 404) this.seen.delete(key);
       this.log.warn(
         { err: error, reason, object: `${object.kind}/${object.name}` },
         'Recording an event failed',

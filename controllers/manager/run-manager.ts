@@ -61,8 +61,11 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
   setMaxListeners(200, root.signal);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const seedCore = seed.makeApiClient(CoreV1Api);
-  const recorder = new EventRecorder({ api: seedCore, component: 'gardener-osc-controller-manager', log });
+  const recorder = new EventRecorder({
+    http: new KubeHttp(seed),
+    component: 'gardener-osc-controller-manager',
+    log,
+  });
 
   let leading = !config.leaderElection.enabled;
   let synced: () => Promise<void> = async () => undefined;

@@ -276,7 +276,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         () => undefined,
       );
     const bundle = join(workDir, 'gardener-node-agent.cjs');
-    bundling = bundleNodeAgent(bundle);
+    bundling = bundleNodeAgent(bundle).then(() => undefined);
     const [seed, shoot] = await untilInterrupted(
       Promise.all([...envtests, bundling]).then(([s, t]) => [s, t] as [Envtest, Envtest]),
       signal,

@@ -6,8 +6,12 @@
  */
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { V1NodeList, V1Secret } from '@kubernetes/client-node';
 import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, type NodeAgentConfiguration, PATH } from '../../api/index.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
+import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { HostRoot } from '../applier/host-root.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 
@@ -21,37 +25,22 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-function tokenFileKubeConfig(
-  server: string,
-  caBundle: string | null | undefined,
-  tokenFile: string,
-): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'shoot', server, caData: caBundle ?? undefined, skipTLSVerify: false }],
-    users: [{ name: 'gardener-node-agent', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-    contexts: [{ name: 'shoot', cluster: 'shoot', user: 'gardener-node-agent' }],
-    currentContext: 'shoot',
-  });
-  return kc;
+function tokenFileConfig(server: string, caBundle: string | null | undefined, tokenFile: string): RestConfig {
+  return new RestConfig({ server, ca: caBundle ? Buffer.from(caBundle, 'base64') : undefined, tokenFile });
 }
 
 export async function restConfig(
   config: NodeAgentConfiguration,
   root: string,
   env: NodeJS.ProcessEnv,
-): Promise<KubeConfig> {
+): Promise<RestConfig> {
   const kubeconfig = env.KUBECONFIG || config.clientConnection.kubeconfig;
-  if (kubeconfig) {
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    return kc;
-  }
+  if (kubeconfig) return loadKubeconfigFile(kubeconfig);
   const server = config.apiServer.server;
   if (!server) throw new Error('apiServer.server is empty and no kubeconfig is configured');
   const host = new HostRoot(root);
   const tokenFile = host.path(PATH.nodeAgentToken);
-  if (await exists(tokenFile)) return tokenFileKubeConfig(server, config.apiServer.caBundle, tokenFile);
+  if (await exists(tokenFile)) return tokenFileConfig(server, config.apiServer.caBundle, tokenFile);
   const borrowed = [host.path(PATH.downloaderToken), host.path(PATH.nodeAgentBootstrapToken)];
   let source: string | undefined;
   for (const candidate of borrowed) {
@@ -65,14 +54,18 @@ export async function restConfig(
       `unable to construct REST config (neither token file ${PATH.nodeAgentToken} nor bootstrap token file ${PATH.nodeAgentBootstrapToken} exist)`,
     );
   }
-  const temporary = tokenFileKubeConfig(server, config.apiServer.caBundle, source);
-  const secret = await temporary
-    .makeApiClient(CoreV1Api)
-    .readNamespacedSecret({ name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM });
-  const token = secret.data?.[DATA_KEY.token];
-  if (!token) throw new Error(`secret key "token" does not exist or empty`);
-  await writeFileAtomic(tokenFile, Buffer.from(token, 'base64'), 0o600);
-  return tokenFileKubeConfig(server, config.apiServer.caBundle, tokenFile);
+  const http = new KubeHttp(tokenFileConfig(server, config.apiServer.caBundle, source));
+  try {
+    const secret = await new KubeClient(http).get<V1Secret>(
+      `/api/v1/namespaces/${NAMESPACE_KUBE_SYSTEM}/secrets/${NAME.nodeAgent}`,
+    );
+    const token = secret.data?.[DATA_KEY.token];
+    if (!token) throw new Error(`secret key "token" does not exist or empty`);
+    await writeFileAtomic(tokenFile, Buffer.from(token, 'base64'), 0o600);
+  } finally {
+    await http.close();
+  }
+  return tokenFileConfig(server, config.apiServer.caBundle, tokenFile);
 }
 
 /** Lower-cased kernel hostname (node-side §5.2). */
@@ -81,8 +74,10 @@ export function hostName(override: string | undefined): string {
 }
 
 /** The node with label kubernetes.io/hostname=<hostName>; undefined before kubelet registered it. */
-export async function nodeNameByHostName(core: CoreV1Api, host: string): Promise<string | undefined> {
-  const list = await core.listNode({ labelSelector: `kubernetes.io/hostname=${host}` });
+export async function nodeNameByHostName(client: KubeClient, host: string): Promise<string | undefined> {
+  const list = await client.get<V1NodeList>('/api/v1/nodes', {
+    labelSelector: `kubernetes.io/hostname=${host}`,
+  });
   if (list.items.length > 1)
     throw new Error(`found more than one node with label kubernetes.io/hostname=${host}`);
   return list.items[0]?.metadata?.name;

@@ -8,12 +8,12 @@
 import { setMaxListeners } from 'node:events';
 import { hostname as osHostname } from 'node:os';
 import { resolve } from 'node:path';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
@@ -82,10 +82,11 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   // the kubelet needs credentials to register before the agent can find its Node (node-side §5.5)
   await writeKubeletBootstrapKubeconfig({ root: o.root, config, logger: log });
   const kubeConfig = await restConfig(config, o.root, o.env ?? process.env);
+  // one kept-alive connection pool for every watch, read and write of the agent
   const http = new KubeHttp(kubeConfig);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const client = new KubeClient(http);
   const host = hostName(o.nodeName);
-  const nodeName = o.nodeName ?? (await nodeNameByHostName(core, host));
+  const nodeName = o.nodeName ?? (await nodeNameByHostName(client, host));
   const root = new AbortController();
   // every informer, controller worker and timer of the agent listens on this one signal
   setMaxListeners(100, root.signal);
@@ -104,7 +105,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const oscController = startOscController(
     {
       http,
-      core,
+      client,
       secretName: osc.secretName ?? '',
       nodeName,
       hostName: host,
@@ -115,7 +116,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       systemd,
       images: o.images,
       recorder: new EventRecorder({
-        api: core,
+        http,
         component: 'gardener-node-agent',
         host: nodeName ?? host,
         log,
@@ -147,7 +148,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     timeoutMs: 3 * 60_000,
     reconcile: async (_key, ctx) => {
       const node = oscController.nodes.list()[0];
-      if (node) await restartRequestedServices(node, core, systemd, ctx.log);
+      if (node) await restartRequestedServices(node, client, systemd, ctx.log);
     },
   });
   oscController.nodes.on({
@@ -157,7 +158,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   nodeController.start(root.signal);
   const leaseController = startLeaseController(
     {
-      api: kubeConfig.makeApiClient(CoordinationV1Api),
+      client,
       node: () => oscController.nodes.list()[0],
       log,
       metrics,
@@ -176,12 +177,12 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       node: () => oscController.nodes.list()[0],
       systemd,
       events: new EventRecorder({
-        api: core,
+        http,
         component: HEALTH_CHECK_CONTROLLER_NAME,
         host: nodeName ?? host,
         log,
       }),
-      core,
+      client,
       intervalMs: o.healthCheckIntervalMs,
       log,
       metrics,

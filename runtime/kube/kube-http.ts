@@ -1,11 +1,12 @@
 /**
- * Raw HTTP to the API server on undici, with the TLS material and credentials of a client-node
- * KubeConfig. Credentials are applied per request, so a token file that the agent rotates on disk
- * is picked up without a restart. Used for lists and long-running watches, which client-node's
- * Watch handles badly (it aborts a quiet stream after 30 s).
+ * Raw HTTP to the API server on undici over kept-alive connections, with the TLS material and
+ * credentials of a `RestConfig` or a client-node KubeConfig. Credentials are applied per request,
+ * so a token file that the agent rotates on disk is picked up without a restart. Used for lists and
+ * long-running watches, which client-node's Watch handles badly (it aborts a quiet stream after
+ * 30 s), and by `KubeClient` for everything the node agent writes.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher, request } from 'undici';
+import type { ClusterAccess, HttpsOptions } from './rest-config.js';
 
 export class KubeStatusError extends Error {
   constructor(
@@ -16,15 +17,6 @@ export class KubeStatusError extends Error {
     super(message);
     this.name = 'KubeStatusError';
   }
-}
-
-interface TlsOptions {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  rejectUnauthorized?: boolean;
-  servername?: string;
-  headers?: Record<string, string>;
 }
 
 export interface KubeRequest {
@@ -41,7 +33,7 @@ export class KubeHttp {
   readonly server: string;
 
   constructor(
-    readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: ClusterAccess,
     private readonly extraHeaders: Readonly<Record<string, string>> = {},
   ) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -57,12 +49,29 @@ export class KubeHttp {
   }
 
   /** GET with credentials; the caller consumes (or dumps) the body. Non-2xx responses throw KubeStatusError. */
-  async get(req: KubeRequest): Promise<Dispatcher.ResponseData> {
-    const opts: TlsOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(opts as never);
+  get(req: KubeRequest): Promise<Dispatcher.ResponseData> {
+    return this.send('GET', req);
+  }
+
+  /** Any verb; a body is sent as JSON unless `contentType` names another JSON flavour (patches). */
+  async send(
+    method: Dispatcher.HttpMethod,
+    req: KubeRequest,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Dispatcher.ResponseData> {
+    const opts: HttpsOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...opts.headers,
+      ...this.extraHeaders,
+    };
+    if (body !== undefined) headers['content-type'] = contentType;
     const response = await request(this.url(req.path, req.query), {
-      method: 'GET',
-      headers: { accept: 'application/json', ...opts.headers, ...this.extraHeaders },
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
       dispatcher: this.dispatcherFor(opts),
       signal: req.signal,
       headersTimeout: 30_000,
@@ -83,7 +92,7 @@ export class KubeHttp {
     this.agent = undefined;
   }
 
-  private dispatcherFor(opts: TlsOptions): Agent {
+  private dispatcherFor(opts: HttpsOptions): Agent {
     const key =
       [opts.ca, opts.cert, opts.key].map((b) => b?.toString('base64') ?? '').join('|') +
       `|${opts.rejectUnauthorized}|${opts.servername}`;

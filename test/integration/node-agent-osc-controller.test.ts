@@ -13,6 +13,7 @@ import { startOscController } from '../../node-agent/controllers/operatingsystem
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -88,7 +89,7 @@ describe('node agent OSC controller against a real API server', function () {
     const agent = startOscController(
       {
         http: new KubeHttp(env.kubeConfig),
-        core,
+        client: new KubeClient(new KubeHttp(env.kubeConfig)),
         secretName,
         nodeName,
         hostName: nodeName,
@@ -98,7 +99,7 @@ describe('node agent OSC controller against a real API server', function () {
         root,
         systemd,
         images: new DirectoryImageExtractor(images),
-        recorder: new EventRecorder({ api: core, component: 'gardener-node-agent' }),
+        recorder: new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'gardener-node-agent' }),
         restartSelf: () => restarts++,
       },
       stop.signal,

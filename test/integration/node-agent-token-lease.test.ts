@@ -6,6 +6,7 @@ import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-no
 import { expect } from 'chai';
 import { startLeaseController } from '../../node-agent/controllers/lease/add.js';
 import { startTokenController } from '../../node-agent/controllers/token/add.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { eventually } from '../support/eventually.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
@@ -90,8 +91,8 @@ describe('node agent token and lease controllers against a real API server', fun
     const api = env.kubeConfig.makeApiClient(CoordinationV1Api);
     // the controller runs as its own user, so the audit log tells its requests apart
     const user = `lease-writer-${suffix}`;
-    const agentApi = (await env.kubeConfigForUser(user, ['system:masters'])).makeApiClient(CoordinationV1Api);
-    startLeaseController({ api: agentApi, node: () => node, renewIntervalMs: 500 }, stop.signal);
+    const agentClient = new KubeClient(new KubeHttp(await env.kubeConfigForUser(user, ['system:masters'])));
+    startLeaseController({ client: agentClient, node: () => node, renewIntervalMs: 500 }, stop.signal);
     const name = `gardener-node-agent-lease-node-${suffix}`;
     let first = '';
     await eventually('the lease', async () => {

@@ -26,6 +26,7 @@ import {
 import { sameZoneNeighbours, smallestGap } from '../../controllers/node-delay/metrics.js';
 import { nodeDelayMetrics } from '../../controllers/node-delay/reconciler.js';
 import { EventRecorder } from '../../runtime/events.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -130,7 +131,7 @@ describe('node-delay controller against real API servers', function () {
       cluster: () => cluster,
       log: silentLogger,
       metrics: runtimeMetrics(new Registry()),
-      recorder: new EventRecorder({ api: seedCore, component: 'gardener-osc-test' }),
+      recorder: new EventRecorder({ http: new KubeHttp(seed.kubeConfig), component: 'gardener-osc-test' }),
     };
   });
 

@@ -130,7 +130,7 @@ describe('os-local reference OS extension against a real API server', function (
         type: 'gardenlinux',
         namespaces: [ns],
         metrics,
-        recorder: new EventRecorder({ api: core, component: 'os-local' }),
+        recorder: new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'os-local' }),
       },
       stop.signal,
     );

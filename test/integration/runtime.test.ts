@@ -312,7 +312,7 @@ describe('envtest and runtime against a real kube-apiserver', function () {
   });
 
   it('records events and aggregates repeats', async () => {
-    const recorder = new EventRecorder({ api: core, component: 'test' });
+    const recorder = new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'test' });
     const object = { apiVersion: 'v1', kind: 'Secret', name: 'mine', namespace: ns };
     await recorder.event(object, 'Normal', 'Tested', 'the same message');
     await recorder.event(object, 'Normal', 'Tested', 'the same message');

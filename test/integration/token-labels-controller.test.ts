@@ -90,7 +90,7 @@ describe('token-labels controller against real API servers', function () {
       cluster: () => cluster,
       log: silentLogger,
       metrics: runtimeMetrics(new Registry()),
-      recorder: new EventRecorder({ api: seedCore, component: 'gardener-osc-test' }),
+      recorder: new EventRecorder({ http: seedHttp, component: 'gardener-osc-test' }),
     };
   });
 

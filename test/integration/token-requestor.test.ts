@@ -95,7 +95,7 @@ describe('token-requestor in direct mode against a real seed and shoot (seed-sid
         namespaces: [seedNs, otherNs],
         log: silentLogger,
         metrics: runtimeMetrics(registry),
-        recorder: new EventRecorder({ api: seedCore, component: 'gardener-osc-test' }),
+        recorder: new EventRecorder({ http: seedHttp, component: 'gardener-osc-test' }),
       },
       stop.signal,
     );

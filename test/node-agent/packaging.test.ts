@@ -9,7 +9,12 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { BINARY_NAME, type BuildResult, buildNodeAgent } from '../../hack/build-node-agent.js';
+import {
+  BINARY_NAME,
+  type BuildResult,
+  buildNodeAgent,
+  bundleNodeAgent,
+} from '../../hack/build-node-agent.js';
 import { buildNodeAgentImage, MEDIA_TYPE, ociImage, sha256 } from '../../hack/build-node-agent-image.js';
 import { parseRecording } from '../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
@@ -95,6 +100,13 @@ describe('node-agent packaging: single executable and OCI image', function () {
     const external = [...required].filter((m) => !m.startsWith('node:') && !builtinModules.includes(m));
     expect(external).to.deep.equal([]);
     expect(bundle).not.to.match(/\bimport\.meta\b/);
+  });
+
+  it('holds no @kubernetes/client-node: the agent talks to the API server through runtime/kube', async () => {
+    // client-node's generated models alone cost an idle agent ~38 MiB (docs/benchmarks.md)
+    const packages = await bundleNodeAgent(join(tempDir('gna-bundle-'), 'agent.cjs'));
+    expect([...packages.keys()]).to.include.members(['undici', 'yaml', 'zod']);
+    expect([...packages.keys()].filter((p) => p.startsWith('@kubernetes/'))).to.deep.equal([]);
   });
 
   it('--version: runs alone, without node or node_modules', () => {

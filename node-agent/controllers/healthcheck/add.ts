@@ -4,9 +4,10 @@
  * backoff). Checks also run before the Node is registered: a kubelet that cannot come up is
  * exactly the one that needs a restart, only the events wait for a Node to attach to.
  */
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { type Clock, realClock } from '../../../runtime/clock.js';
 import { Controller } from '../../../runtime/controller.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { Systemd } from '../../systemd/systemd.js';
@@ -30,7 +31,7 @@ export interface HealthCheckControllerOptions {
   readonly systemd: Systemd;
   readonly events: NodeEvents;
   /** Writes the Node status when a lost InternalIP is restored; without it, it is not. */
-  readonly core?: CoreV1Api;
+  readonly client?: KubeClient;
   readonly hostAddresses?: () => string[];
   readonly intervalMs?: number;
   readonly maxFailureDurationMs?: number;
@@ -55,7 +56,7 @@ export function healthCheckers(o: HealthCheckControllerOptions): HealthChecker[]
         ...deps,
         log: log.child({ logger: 'kubelet' }),
         probe: kubeletHealthzProbe(o.kubeletHealthzUrl),
-        writeStatus: o.core ? nodeStatusWriter(o.core) : undefined,
+        writeStatus: o.client ? nodeStatusWriter(o.client) : undefined,
         hostAddresses: o.hostAddresses,
         maxFailureDurationMs: o.maxFailureDurationMs,
       }),

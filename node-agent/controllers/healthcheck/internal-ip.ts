@@ -4,15 +4,17 @@
  * an address the API server cannot reach the kubelet (logs, exec, metrics) even though it runs.
  */
 import { networkInterfaces } from 'node:os';
-import { ApiException, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
+import { isApiStatus } from '../../../runtime/kube/api-status.js';
+import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
 import { type CheckerDeps, nodeEvent } from './checker.js';
 
 /** Writes the Node's status (the `nodes/status` subresource). */
 export type NodeStatusWriter = (node: V1Node) => Promise<void>;
 
-export function nodeStatusWriter(core: CoreV1Api): NodeStatusWriter {
+export function nodeStatusWriter(client: KubeClient): NodeStatusWriter {
   return async (node) => {
-    await core.replaceNodeStatus({ name: node.metadata?.name ?? '', body: node });
+    await client.replace(`/api/v1/nodes/${segment(node.metadata?.name ?? '')}/status`, node);
   };
 }
 
@@ -74,7 +76,7 @@ export class InternalIpRecovery {
       });
     } catch (e) {
       // a conflict only means the kubelet wrote first: look again next round
-      if (e instanceof ApiException && e.code === 409) throw e;
+      if (isApiStatus(e, 409)) throw e;
       const text = `Unable to update node with internal IP, restarting kubelet: ${(e as Error).message}`;
       this.o.log.error({ err: e }, text);
       nodeEvent(this.o, node, 'Warning', 'kubelet', text);

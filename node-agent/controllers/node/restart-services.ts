@@ -4,8 +4,9 @@
  * appended where missing (v1.92), then the annotation is removed, and only then the agent
  * restarts itself if it was named (so it cannot loop). Restart errors are logged, not retried.
  */
-import { type CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION, UNIT } from '../../../api/index.js';
+import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
 import type { Logger } from '../../../runtime/logging.js';
 import type { Systemd } from '../../systemd/systemd.js';
 
@@ -29,7 +30,7 @@ export function restartAnnotationChanged(previous: V1Node | undefined, next: V1N
 
 export async function restartRequestedServices(
   node: V1Node,
-  core: CoreV1Api,
+  client: KubeClient,
   systemd: Systemd,
   log: Logger,
 ): Promise<void> {
@@ -45,9 +46,8 @@ export async function restartRequestedServices(
       log.error({ err: error, unit }, 'Restarting the requested unit failed');
     }
   }
-  await core.patchNode(
-    { name, body: { metadata: { annotations: { [ANNOTATION.restartSystemdServices]: null } } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await client.mergePatch(`/api/v1/nodes/${segment(name)}`, {
+    metadata: { annotations: { [ANNOTATION.restartSystemdServices]: null } },
+  });
   if (nodeAgent) await systemd.restart(UNIT.nodeAgent);
 }

@@ -4,11 +4,12 @@
  * hostname label until it is registered). A new secret is applied at once; a change of `osc.yaml`
  * after this node's reconciliation delay; annotation-only changes not at all.
  */
-import type { CoreV1Api, V1Node, V1Secret } from '@kubernetes/client-node';
+import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import { LABEL, NAMESPACE_KUBE_SYSTEM, oscSecretUpdateChangesOsc } from '../../../api/index.js';
 import { Controller } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import { Informer } from '../../../runtime/kube/informer.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
@@ -23,7 +24,7 @@ const RECONCILE_TIMEOUT_MS = 3 * 60_000;
 
 export interface OscControllerOptions {
   readonly http: KubeHttp;
-  readonly core: CoreV1Api;
+  readonly client: KubeClient;
   readonly secretName: string;
   /** Known when the Node was found at start-up; else the hostname label finds it once registered. */
   readonly nodeName: string | undefined;
@@ -73,7 +74,7 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     kubernetesVersion: o.kubernetesVersion,
     syncPeriodMs: o.syncPeriodMs,
     root: o.root,
-    core: o.core,
+    client: o.client,
     systemd: o.systemd,
     images: o.images,
     recorder: o.recorder,

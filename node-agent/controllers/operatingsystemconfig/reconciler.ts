@@ -6,16 +6,11 @@
  * Kubernetes version label.
  */
 import { rm } from 'node:fs/promises';
-import {
-  type CoreV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Node,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL, NAMESPACE_KUBE_SYSTEM, PATH, readOscSecret } from '../../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
+import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
 import { type AgentMetrics, observeOscApply } from '../../agent/agent-metrics.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
@@ -27,7 +22,7 @@ export interface OscReconcilerOptions {
   readonly kubernetesVersion: string;
   readonly syncPeriodMs: number;
   readonly root: string;
-  readonly core: CoreV1Api;
+  readonly client: KubeClient;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
   readonly recorder: EventRecorder;
@@ -101,8 +96,7 @@ export class OscReconciler {
         annotations: { [ANNOTATION.checksumCloudConfigData]: checksum ?? null },
       },
     };
-    // client-node sends JSON patch unless told otherwise
-    await this.o.core.patchNode({ name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await this.o.client.mergePatch(`/api/v1/nodes/${segment(name)}`, body);
   }
 }
 

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { sha256Hex } from '../../../api/index.js';
@@ -15,6 +15,7 @@ import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../runtime/clock.js';
 import type { EventRecorder } from '../../../runtime/events.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { writeImages } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';
@@ -45,7 +46,7 @@ describe('node agent metrics', () => {
         kubernetesVersion: '1.30.2',
         syncPeriodMs: 600_000,
         root,
-        core: { patchNode: async () => void patched++ } as unknown as CoreV1Api,
+        client: { mergePatch: async () => void patched++ } as unknown as KubeClient,
         systemd: countingRestarts(systemd, metrics),
         images: new DirectoryImageExtractor(writeImages(tempDir(), IMAGE_FILES)),
         recorder: { event: async () => undefined } as unknown as EventRecorder,

@@ -83,7 +83,8 @@ describe('gardener-node-agent run: --api-server and --ca-file', () => {
     );
     const kc = await restConfig(config, root, {});
     expect(kc.getCurrentCluster()?.server).to.equal('https://127.0.0.1:6443');
-    expect(kc.getCurrentCluster()?.caData).to.equal(Buffer.from(PEM).toString('base64'));
+    expect(kc.options.ca?.toString()).to.equal(PEM);
+    expect(kc.options.tokenFile).to.equal(join(root, PATH.nodeAgentToken));
   });
 
   for (const bad of ['http://127.0.0.1:6443', 'https://127.0.0.1:6443/api', 'not a url', 'https://x?y=1']) {

@@ -1,0 +1,98 @@
+/**
+ * A kubeconfig file as a `RestConfig`: its current context's cluster and user. Relative file
+ * paths resolve against the kubeconfig's own directory, as kubectl does. Only static credentials
+ * are supported (token, token file, client certificate, basic auth); an `exec` or `auth-provider`
+ * user is an error naming the field, not a silent anonymous client.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
+import * as z from 'zod';
+import { fieldErrorsFromZod, parseYaml, ValidationError } from '../../api/index.js';
+import { RestConfig } from './rest-config.js';
+
+const Cluster = z.object({
+  server: z.string().min(1),
+  'certificate-authority': z.string().optional(),
+  'certificate-authority-data': z.string().optional(),
+  'insecure-skip-tls-verify': z.boolean().optional(),
+  'tls-server-name': z.string().optional(),
+});
+
+const User = z.object({
+  token: z.string().optional(),
+  tokenFile: z.string().optional(),
+  'client-certificate': z.string().optional(),
+  'client-certificate-data': z.string().optional(),
+  'client-key': z.string().optional(),
+  'client-key-data': z.string().optional(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  exec: z.undefined({ error: 'exec credential plugins are not supported' }).optional(),
+  'auth-provider': z.undefined({ error: 'auth providers are not supported' }).optional(),
+});
+
+const Kubeconfig = z.object({
+  clusters: z.array(z.object({ name: z.string().min(1), cluster: Cluster })).min(1),
+  users: z.array(z.object({ name: z.string().min(1), user: User.nullish() })).default([]),
+  contexts: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        context: z.object({ cluster: z.string().min(1), user: z.string().optional() }),
+      }),
+    )
+    .min(1),
+  'current-context': z.string().min(1),
+});
+
+/** `data` wins over `file`, as in client-go; a relative file is relative to the kubeconfig. */
+async function material(
+  data: string | undefined,
+  file: string | undefined,
+  baseDir: string,
+): Promise<Buffer | undefined> {
+  if (data) return Buffer.from(data, 'base64');
+  if (file) return readFile(isAbsolute(file) ? file : join(baseDir, file));
+  return undefined;
+}
+
+export async function restConfigFromKubeconfig(text: string, baseDir: string): Promise<RestConfig> {
+  const parsed = Kubeconfig.safeParse(parseYaml(text));
+  if (!parsed.success) throw new ValidationError('kubeconfig', fieldErrorsFromZod(parsed.error));
+  const kc = parsed.data;
+  const current = kc['current-context'];
+  const fail = (field: string, detail: string) =>
+    new ValidationError('kubeconfig', [{ type: 'Invalid', field, detail }]);
+  const context = kc.contexts.find((c) => c.name === current)?.context;
+  if (!context) throw fail('current-context', `no context named "${current}"`);
+  const cluster = kc.clusters.find((c) => c.name === context.cluster)?.cluster;
+  if (!cluster) throw fail(`contexts[${current}].context.cluster`, `no cluster named "${context.cluster}"`);
+  const user = context.user ? kc.users.find((u) => u.name === context.user) : undefined;
+  if (context.user && !user) {
+    throw fail(`contexts[${current}].context.user`, `no user named "${context.user}"`);
+  }
+  const u = user?.user ?? {};
+  const tokenFile = u.tokenFile && (isAbsolute(u.tokenFile) ? u.tokenFile : join(baseDir, u.tokenFile));
+  return new RestConfig({
+    server: cluster.server,
+    ca: await material(cluster['certificate-authority-data'], cluster['certificate-authority'], baseDir),
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'],
+    tlsServerName: cluster['tls-server-name'],
+    token: u.token,
+    tokenFile,
+    clientCertificate: await material(u['client-certificate-data'], u['client-certificate'], baseDir),
+    clientKey: await material(u['client-key-data'], u['client-key'], baseDir),
+    username: u.username,
+    password: u.password,
+  });
+}
+
+export async function loadKubeconfigFile(path: string): Promise<RestConfig> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return await restConfigFromKubeconfig(text, dirname(path));
+  } catch (e) {
+    if (e instanceof Error) e.message = `${path}: ${e.message}`;
+    throw e;
+  }
+}

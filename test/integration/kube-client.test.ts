@@ -1,0 +1,174 @@
+/**
+ * runtime/kube without client-node against a real kube-apiserver: kubeconfig files (token, client
+ * certificates from relative files), token files read per request, the verbs of `KubeClient` with
+ * the statuses the node agent relies on (404, 409), one kept-alive connection, and Event
+ * aggregation by merge patch.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { stringifyYaml } from '../../api/index.js';
+import { FakeClock } from '../../runtime/clock.js';
+import { EventRecorder } from '../../runtime/events.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp, KubeStatusError } from '../../runtime/kube/kube-http.js';
+import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
+import { RestConfig } from '../../runtime/kube/rest-config.js';
+import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
+
+describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver', function () {
+  this.timeout(120_000);
+  let env: Envtest;
+  let core: CoreV1Api;
+  let ns: string;
+  let dir: string;
+  const closers: KubeHttp[] = [];
+  const clientOf = (config: RestConfig) => {
+    const http = new KubeHttp(config);
+    closers.push(http);
+    return new KubeClient(http);
+  };
+
+  before(async function () {
+    this.timeout(20 * 60_000);
+    env = await startEnvtest({ name: 'seed' });
+    core = env.kubeConfig.makeApiClient(CoreV1Api);
+    ns = await createTestNamespace(env, 'kube-client');
+    dir = mkdtempSync(join(tmpdir(), 'kube-client-test-'));
+  });
+
+  after(async () => {
+    await Promise.all(closers.map((h) => h.close()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('create, get, replace, merge patch and delete; 404 and 409 as KubeStatusError', async () => {
+    const client = clientOf(await loadKubeconfigFile(env.kubeconfigFile));
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const created = await client.create<V1ConfigMap>(path, {
+      metadata: { name: 'verbs', namespace: ns },
+      data: { a: '1' },
+    });
+    const read = await client.get<V1ConfigMap>(`${path}/verbs`);
+    expect(read.metadata?.uid).to.equal(created.metadata?.uid);
+    const replaced = await client.replace<V1ConfigMap>(`${path}/verbs`, { ...read, data: { a: '2' } });
+    // the read's resourceVersion is stale now: optimistic concurrency says 409 Conflict
+    const conflict = await client.replace(`${path}/verbs`, { ...read, data: { a: '3' } }).catch((e) => e);
+    expect(conflict).to.be.instanceOf(KubeStatusError).and.include({ status: 409, reason: 'Conflict' });
+    expect(isApiStatus(conflict, 409)).to.equal(true);
+    const patched = await client.mergePatch<V1ConfigMap>(`${path}/verbs`, { data: { a: null, b: 'x' } });
+    expect(patched.data).to.deep.equal({ b: 'x' });
+    expect(Number(patched.metadata?.resourceVersion)).to.be.greaterThan(
+      Number(replaced.metadata?.resourceVersion),
+    );
+    await client.delete(`${path}/verbs`);
+    const gone = await client.get(`${path}/verbs`).catch((e) => e);
+    expect(gone).to.be.instanceOf(KubeStatusError).and.include({ status: 404, reason: 'NotFound' });
+    expect(isApiStatus(gone, 404)).to.equal(true);
+    expect(isApiStatus(gone, 409)).to.equal(false);
+  });
+
+  it('client certificates from files named relative to the kubeconfig identify the user', async () => {
+    const user = 'kube-client-cert-user';
+    const issued = await env.kubeConfigForUser(user, ['system:masters']);
+    const u = issued.getCurrentUser();
+    const cluster = issued.getCurrentCluster();
+    writeFileSync(join(dir, 'user.crt'), Buffer.from(u?.certData ?? '', 'base64'));
+    writeFileSync(join(dir, 'user.key'), Buffer.from(u?.keyData ?? '', 'base64'));
+    writeFileSync(join(dir, 'ca.crt'), Buffer.from(cluster?.caData ?? '', 'base64'));
+    const file = join(dir, 'cert.kubeconfig');
+    writeFileSync(
+      file,
+      stringifyYaml({
+        clusters: [
+          { name: 'envtest', cluster: { server: cluster?.server, 'certificate-authority': 'ca.crt' } },
+        ],
+        users: [{ name: user, user: { 'client-certificate': 'user.crt', 'client-key': 'user.key' } }],
+        contexts: [{ name: 'envtest', context: { cluster: 'envtest', user } }],
+        'current-context': 'envtest',
+      }),
+    );
+    const client = clientOf(await loadKubeconfigFile(file));
+    await client.get(`/api/v1/namespaces/${ns}`);
+    expect(
+      readAuditEvents(env).some(
+        (e) => e.user.username === user && e.requestURI === `/api/v1/namespaces/${ns}`,
+      ),
+    ).to.equal(true);
+  });
+
+  it('a token file is read per request: a rotated token works without a new client, a wrong one is 401', async () => {
+    const admin = env.kubeConfig.getCurrentUser()?.token ?? '';
+    const cluster = env.kubeConfig.getCurrentCluster();
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'not-a-valid-token');
+    const client = clientOf(
+      new RestConfig({
+        server: cluster?.server ?? '',
+        ca: Buffer.from(cluster?.caData ?? '', 'base64'),
+        tokenFile,
+      }),
+    );
+    const denied = await client.get('/api/v1/namespaces/default').catch((e) => e);
+    expect(denied).to.be.instanceOf(KubeStatusError).and.include({ status: 401 });
+    writeFileSync(tokenFile, admin);
+    expect(
+      (await client.get<{ metadata: { name: string } }>('/api/v1/namespaces/default')).metadata.name,
+    ).to.equal('default');
+  });
+
+  it('reuses kept-alive connections: ten sequential requests, at most two TLS handshakes', async () => {
+    const client = clientOf(await loadKubeconfigFile(env.kubeconfigFile));
+    const server = new URL(env.kubeConfig.getCurrentCluster()?.server ?? '');
+    let connections = 0;
+    const onConnect = (message: unknown) => {
+      const { connectParams } = message as { connectParams: { host: string } };
+      if (connectParams.host === server.host) connections++;
+    };
+    subscribe('undici:client:connected', onConnect);
+    try {
+      for (let i = 0; i < 10; i++) await client.get(`/api/v1/namespaces/${ns}`);
+    } finally {
+      unsubscribe('undici:client:connected', onConnect);
+    }
+    // undici's pool may open a second connection while the first still settles its response;
+    // a client without keep-alive (client-node) opens one per request
+    expect(connections, 'TLS connections for ten sequential GETs').to.be.within(1, 2);
+  });
+
+  it('aggregates a repeated Event with one merge patch and no read; an aggregated Event that is gone is created again', async () => {
+    const user = 'kube-client-events';
+    const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+    const http = new KubeHttp(await env.kubeConfigForUser(user, ['system:masters']));
+    closers.push(http);
+    const recorder = new EventRecorder({ http, component: 'test', clock });
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', name: 'evented', namespace: ns };
+    const events = async () =>
+      (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+        (e) => e.involvedObject.name === 'evented',
+      );
+    await recorder.event(object, 'Normal', 'Tested', 'same');
+    await clock.advance(5_000);
+    await recorder.event(object, 'Normal', 'Tested', 'same');
+    const [one, ...more] = await events();
+    expect(more).to.deep.equal([]);
+    expect(one?.count).to.equal(2);
+    expect(one?.firstTimestamp?.toISOString()).to.equal('2026-01-01T00:00:00.000Z');
+    expect(one?.lastTimestamp?.toISOString()).to.equal('2026-01-01T00:00:05.000Z');
+    const verbs = readAuditEvents(env)
+      .filter((e) => e.user.username === user && e.stage === 'ResponseComplete')
+      .map((e) => e.verb);
+    expect(verbs).to.deep.equal(['create', 'patch']);
+
+    await core.deleteNamespacedEvent({ namespace: ns, name: one?.metadata?.name ?? '' });
+    await recorder.event(object, 'Normal', 'Tested', 'same');
+    const [again, ...others] = await events();
+    expect(others).to.deep.equal([]);
+    expect(again?.count).to.equal(1);
+    expect(again?.metadata?.name).to.not.equal(one?.metadata?.name);
+  });
+});

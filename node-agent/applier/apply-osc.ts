@@ -32,6 +32,8 @@ export interface ApplyOptions {
   readonly root: string;
   /** The osc.yaml bytes; last-applied-osc.yaml gets exactly these. */
   readonly oscText: string;
+  /** `oscText` already decoded by the caller (the OSC secret reader), so it is not parsed twice. */
+  readonly osc?: OperatingSystemConfig;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
   readonly logger?: Logger;
@@ -70,12 +72,16 @@ export class ApplyError extends Error {
   }
 }
 
-function decodeNext(text: string): OperatingSystemConfig {
-  const decoded = decodeOperatingSystemConfig(text);
-  if (!decoded.ok) throw new ValidationError('OperatingSystemConfig', decoded.errors);
-  const problems = oscContentProblems(decoded.value);
+function decodeNext(text: string, decodedByCaller: OperatingSystemConfig | undefined): OperatingSystemConfig {
+  let osc = decodedByCaller;
+  if (!osc) {
+    const decoded = decodeOperatingSystemConfig(text);
+    if (!decoded.ok) throw new ValidationError('OperatingSystemConfig', decoded.errors);
+    osc = decoded.value;
+  }
+  const problems = oscContentProblems(osc);
   if (problems.length > 0) throw new ValidationError('OperatingSystemConfig', problems);
-  return decoded.value;
+  return osc;
 }
 
 async function previousOsc(host: HostRoot, logger: Logger) {
@@ -100,7 +106,7 @@ async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Prog
 export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   const crash = options.crashPoint ?? (() => {});
-  const next = decodeNext(options.oscText);
+  const next = decodeNext(options.oscText, options.osc);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
 
@@ -124,7 +130,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   });
 
   if (!resumed && isEmptyPlan(plan)) {
-    if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText);
+    if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
     return result('up-to-date', 0, false);
@@ -175,7 +181,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   }
   if (failures.length > 0) throw new ApplyError(failures);
 
-  await writeLastApplied(host, options.oscText);
+  await writeLastApplied(host, options.oscText, next);
   crash('last-applied');
   await removeProgress(host);
   logger.info(

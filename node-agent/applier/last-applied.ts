@@ -28,14 +28,28 @@ export async function readLastAppliedText(host: HostRoot): Promise<string | unde
   return readTextIfExists(host.path(PATH.lastAppliedOsc));
 }
 
+/**
+ * The OSC last written, decoded: the next apply diffs against it, and decoding the same text again
+ * would cost the largest single share of an update's CPU (YAML parsing). Keyed by the exact text,
+ * so a file that changed on disk is decoded afresh.
+ */
+let remembered: { readonly text: string; readonly osc: OperatingSystemConfig } | undefined;
+
 /** The previous OSC, or an explanation why it cannot be used. */
 export function decodeLastApplied(text: string): { osc: OperatingSystemConfig } | { problem: string } {
+  if (remembered?.text === text) return { osc: remembered.osc };
   const decoded = decodeOperatingSystemConfig(text);
   return decoded.ok ? { osc: decoded.value } : { problem: formatFieldErrors(decoded.errors) };
 }
 
-export async function writeLastApplied(host: HostRoot, oscText: string): Promise<void> {
+/** Writes the text; `osc` (decoded from exactly that text) is kept for the next `decodeLastApplied`. */
+export async function writeLastApplied(
+  host: HostRoot,
+  oscText: string,
+  osc?: OperatingSystemConfig,
+): Promise<void> {
   const path = host.path(PATH.lastAppliedOsc);
   await host.prepareParent(path);
   await writeFileAtomic(path, oscText, LAST_APPLIED_MODE);
+  remembered = osc ? { text: oscText, osc } : undefined;
 }

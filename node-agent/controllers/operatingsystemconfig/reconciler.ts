@@ -43,7 +43,7 @@ export class OscReconciler {
   async reconcile(_key: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const secret = this.o.secret();
     if (!secret) return undefined;
-    const { raw, checksum } = readOscSecret(secret as Parameters<typeof readOscSecret>[0]);
+    const { raw, checksum, osc } = readOscSecret(secret as Parameters<typeof readOscSecret>[0]);
     const node = this.o.node();
     if (
       node &&
@@ -57,6 +57,7 @@ export class OscReconciler {
       applyOsc({
         root: this.o.root,
         oscText: raw,
+        osc,
         systemd: this.o.systemd,
         images: this.o.images,
         logger: ctx.log,

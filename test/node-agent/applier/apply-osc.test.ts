@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { type OperatingSystemConfig, PATH, ValidationError } from '../../../api/index.js';
 import { ApplyError } from '../../../node-agent/applier/apply-osc.js';
 import { HostRoot } from '../../../node-agent/applier/host-root.js';
+import { decodeLastApplied } from '../../../node-agent/applier/last-applied.js';
 import { PROGRESS_FILE, readProgress } from '../../../node-agent/applier/progress-file.js';
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
@@ -255,6 +256,28 @@ describe('node-agent applier: applyOsc', () => {
     expect(ops).to.include('restart unit3');
     expect(existsSync(join(root, PROGRESS_FILE))).to.equal(false);
     expect(fileAt(root, PATH.lastAppliedOsc).content).to.equal(yamlOf(oscV2()));
+  });
+
+  describe('decoding each OSC once', () => {
+    it('diffs against the OSC it applied last without decoding it again; a file changed on disk is decoded afresh', async () => {
+      const v1 = oscV1();
+      await applyTo(root, yamlOf(v1), images, { osc: v1 });
+      const text = readFileSync(join(root, PATH.lastAppliedOsc), 'utf8');
+      const again = decodeLastApplied(text);
+      expect('osc' in again && again.osc, 'the very object the apply used').to.equal(v1);
+      const edited = decodeLastApplied(`${text}\n`);
+      expect('osc' in edited && edited.osc).to.deep.equal(v1);
+      expect('osc' in edited && edited.osc).to.not.equal(v1);
+    });
+
+    it('an OSC decoded by the caller is still checked for what its schema cannot see', async () => {
+      const bad = oscV1();
+      bad.status!.extensionFiles![0]!.content.inline!.data = 'not base64!';
+      const error = await applyTo(root, yamlOf(bad), images, { osc: bad }).catch((e) => e);
+      expect(error).to.be.instanceOf(ValidationError);
+      expect((error as Error).message).to.contain('status.extensionFiles[0].content.inline.data');
+      expect(snapshotTree(root)).to.deep.equal({});
+    });
   });
 
   describe('bad input is rejected as a whole before anything is written', () => {

@@ -1166,7 +1166,7 @@ async function main(): Promise<void> {
   print(`| RSS of a bare \`node -e\` process doing nothing | ${split(bareNode)} |`);
   print(`| RSS of \`node\` that imports @kubernetes/client-node and does nothing | ${split(clientNode)} |`);
   print(
-    `| RSS of a bundle of only the client-node parts the agent imports (KubeConfig, CoreV1Api, CoordinationV1Api, ...), idle | ${split(clientNodeBundled)} |`,
+    `| RSS of a bundle of only the client-node parts the agent used to import (KubeConfig, CoreV1Api, CoordinationV1Api, ...), idle | ${split(clientNodeBundled)} |`,
   );
   print(
     `| RSS of a bundle of the agent's other dependencies (undici, pino, zod, yaml, prom-client, commander), idle | ${split(otherDepsBundled)} |`,
@@ -1177,7 +1177,7 @@ async function main(): Promise<void> {
     `| GET of the OSC secret via undici (keep-alive, admin), small cluster: p50 / p99 | ${ms(quantile(getSmall, 0.5))} / ${ms(quantile(getSmall, 0.99))} ms |`,
   );
   print(
-    `| same GET via @kubernetes/client-node CoreV1Api (the agent's client for Node, events, Lease): p50 / p99; TLS connections opened | ` +
+    `| same GET via @kubernetes/client-node CoreV1Api (the agent's client for Node, events and Lease before runtime/kube's KubeClient): p50 / p99; TLS connections opened | ` +
       `${ms(quantile(clientNodeGets.times, 0.5))} / ${ms(quantile(clientNodeGets.times, 0.99))} ms; ` +
       `${clientNodeGets.connections} for ${clientNodeGets.times.length} sequential GETs |`,
   );

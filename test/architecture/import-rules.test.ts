@@ -39,6 +39,19 @@ function importsOf(source: string): string[] {
   return [...source.matchAll(IMPORT)].map((m) => m[1] ?? m[2]!).filter(Boolean);
 }
 
+/** Whether `source` imports a value (not only types) from `pkg`: `import type` and inline `type` names are erased. */
+function valueImportsOf(source: string, pkg: string): boolean {
+  const escaped = pkg.replace(/[/.]/g, '\\$&');
+  const pattern = new RegExp(`(?:^|\\n)\\s*(import|export)\\s([^;]*?)from\\s*['"]${escaped}['"]`, 'g');
+  for (const [, , clause = ''] of source.matchAll(pattern)) {
+    if (/^type\s/.test(clause.trim())) continue;
+    const names = /\{([^}]*)\}/.exec(clause)?.[1];
+    if (names === undefined) return true; // default or namespace import
+    if (names.split(',').some((n) => n.trim() !== '' && !/^type\s/.test(n.trim()))) return true;
+  }
+  return false;
+}
+
 function layerOf(file: string): string | undefined {
   return relative(ROOT, file).split('/')[0];
 }
@@ -74,6 +87,20 @@ describe('architecture', () => {
         violations.push(`${relative(ROOT, file)} uses top-level await`);
     }
     expect(violations).to.deep.equal([]);
+  });
+
+  it('the node agent takes only types from @kubernetes/client-node (its models cost ~38 MiB of RSS)', () => {
+    const violations = files
+      .filter((f) => layerOf(f) === 'node-agent')
+      .filter((f) => valueImportsOf(readFileSync(f, 'utf8'), '@kubernetes/client-node'))
+      .map((f) => relative(ROOT, f));
+    expect(violations).to.deep.equal([]);
+    expect(
+      valueImportsOf("import { type A, B } from '@kubernetes/client-node';", '@kubernetes/client-node'),
+    ).to.equal(true);
+    expect(
+      valueImportsOf("import type { A, B } from '@kubernetes/client-node';", '@kubernetes/client-node'),
+    ).to.equal(false);
   });
 
   it('detects a violation (the check can fail)', () => {

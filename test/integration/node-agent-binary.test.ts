@@ -30,7 +30,9 @@ describe('the gardener-node-agent single executable against a real API server', 
     this.timeout(20 * 60_000);
     dir = mkdtempSync(join(tmpdir(), 'gna-binary-'));
     const [started, build] = await Promise.all([
-      startEnvtest({ name: 'shoot' }),
+      // its own API server: on the shared shoot, another suite's `gardener-node-agent` token secret
+      // would rightly replace this agent's token file with a token of fewer rights
+      startEnvtest({ name: 'node-agent-binary' }),
       buildNodeAgent({ outDir: join(dir, 'build') }),
     ]);
     env = started;

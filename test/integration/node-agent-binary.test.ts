@@ -12,9 +12,11 @@ import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { PATH, sha256Hex, stringifyYaml } from '../../api/index.js';
 import { BINARY_NAME, buildNodeAgent } from '../../hack/build-node-agent.js';
+import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('the gardener-node-agent single executable against a real API server', function () {
   this.timeout(180_000);
@@ -50,23 +52,9 @@ describe('the gardener-node-agent single executable against a real API server', 
   it('runs alone with token-file credentials: applies, stamps the Node, renews its Lease, exits 0 on SIGTERM', async () => {
     const root = join(dir, 'root');
     const images = join(dir, 'images');
-    for (const [image, files] of Object.entries(IMAGE_FILES)) {
-      for (const [path, content] of Object.entries(files)) {
-        mkdirSync(join(images, encodeURIComponent(image), path, '..'), { recursive: true });
-        writeFileSync(join(images, encodeURIComponent(image), path), content);
-      }
-    }
+    writeImages(images, IMAGE_FILES);
     const yaml = yamlOf(oscV1());
-    await core.createNamespacedSecret({
-      namespace: 'kube-system',
-      body: {
-        metadata: { name: secretName, annotations: { 'checksum/data-script': sha256Hex(yaml) } },
-        data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-      },
-    });
-    await core.createNode({
-      body: { metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName } } },
-    });
+    await createOscSecretAndNode(core, { secretName, nodeName, oscYaml: yaml });
     // the production path: no kubeconfig, the server and CA from the config, the token from its file
     const tokenFile = join(root, PATH.nodeAgentToken);
     mkdirSync(join(tokenFile, '..'), { recursive: true });

@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
+import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { startFakeKubelet } from '../node-agent/support/fake-kubelet.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('gardener-node-agent run against a real API server', function () {
   this.timeout(120_000);
@@ -43,23 +45,9 @@ describe('gardener-node-agent run against a real API server', function () {
     const root = join(dir, 'root');
     const images = join(dir, 'images');
     mkdirSync(root);
-    for (const [image, files] of Object.entries(IMAGE_FILES)) {
-      for (const [path, content] of Object.entries(files)) {
-        mkdirSync(join(images, encodeURIComponent(image), path, '..'), { recursive: true });
-        writeFileSync(join(images, encodeURIComponent(image), path), content);
-      }
-    }
+    writeImages(images, IMAGE_FILES);
     const yaml = yamlOf(oscV1());
-    await core.createNamespacedSecret({
-      namespace: 'kube-system',
-      body: {
-        metadata: { name: secretName, annotations: { 'checksum/data-script': sha256Hex(yaml) } },
-        data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-      },
-    });
-    await core.createNode({
-      body: { metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName } } },
-    });
+    await createOscSecretAndNode(core, { secretName, nodeName, oscYaml: yaml });
     await core.createNamespacedSecret({
       namespace: 'kube-system',
       body: {

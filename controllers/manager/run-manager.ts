@@ -61,8 +61,9 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
   setMaxListeners(200, root.signal);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const eventsHttp = new KubeHttp(seed);
   const recorder = new EventRecorder({
-    http: new KubeHttp(seed),
+    http: eventsHttp,
     component: 'gardener-osc-controller-manager',
     log,
   });
@@ -134,7 +135,7 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
       'abort',
       () => {
         void Promise.allSettled([elector, controllersDone])
-          .then(() => Promise.allSettled([health.close(), metricsServer.close()]))
+          .then(() => Promise.allSettled([health.close(), metricsServer.close(), eventsHttp.close()]))
           .then(() => resolve());
       },
       { once: true },

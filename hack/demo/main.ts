@@ -43,7 +43,7 @@ async function demo(options: Options): Promise<number> {
   let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalName) {
-      // one Ctrl-C often arrives more than once (from the terminal, and relayed by npm and tsx):
+      // one Ctrl-C often arrives more than once (from the terminal, and relayed by npm):
       // only a signal well after the first one means "stop waiting"
       if (Date.now() - firstSignalAt < FORCE_AFTER_MS) return;
       print(`${signal} again: killing every process now`);

@@ -32,6 +32,17 @@ function clusterRole(name: string, rules: readonly ExplainedRule[]) {
   };
 }
 
+/** Binds a ClusterRole, under the role's own name, to one ServiceAccount. */
+export function clusterRoleBinding(role: string, serviceAccount: { name: string; namespace: string }) {
+  return {
+    apiVersion: `${RBAC}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: role },
+    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'ServiceAccount', ...serviceAccount }],
+  };
+}
+
 export function seedClusterRole(leaseName: string) {
   return clusterRole(CONTROLLER_MANAGER_NAME, seedRules(leaseName));
 }
@@ -51,13 +62,7 @@ export function controllerManagerObjects(input: ControllerManagerChartInput): Re
       metadata: { name: CONTROLLER_MANAGER_NAME, namespace, labels },
     },
     seedClusterRole(leaseName),
-    {
-      apiVersion: `${RBAC}/v1`,
-      kind: 'ClusterRoleBinding',
-      metadata: { name: CONTROLLER_MANAGER_NAME },
-      roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: CONTROLLER_MANAGER_NAME },
-      subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_MANAGER_NAME, namespace }],
-    },
+    clusterRoleBinding(CONTROLLER_MANAGER_NAME, { name: CONTROLLER_MANAGER_NAME, namespace }),
     {
       apiVersion: 'v1',
       kind: 'ConfigMap',

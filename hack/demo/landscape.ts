@@ -19,6 +19,7 @@ import {
 import { ANNOTATION, LABEL, parseYaml, stringifyYaml } from '../../api/index.js';
 import {
   CONTROLLER_MANAGER_NAME,
+  clusterRoleBinding,
   seedClusterRole,
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
@@ -96,13 +97,10 @@ export async function setUpLandscape(o: {
   // the controller-manager's identity in the seed: exactly its chart's ClusterRole
   const role = seedClusterRole(CONTROLLER_MANAGER_NAME) as KubernetesObject;
   await createIgnoringConflict(seedObjects, role);
-  await createIgnoringConflict(seedObjects, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: CONTROLLER_MANAGER_NAME },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_MANAGER_NAME },
-    subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_MANAGER_NAME, namespace: CM_NAMESPACE }],
-  } as KubernetesObject);
+  await createIgnoringConflict(
+    seedObjects,
+    clusterRoleBinding(CONTROLLER_MANAGER_NAME, { name: CONTROLLER_MANAGER_NAME, namespace: CM_NAMESPACE }),
+  );
   const seedIdentity = await seed.kubeConfigForServiceAccount(
     CM_NAMESPACE,
     CONTROLLER_MANAGER_NAME,
@@ -116,13 +114,10 @@ export async function setUpLandscape(o: {
   const shootRoleName = shootRole.metadata?.name ?? '';
   const shootSa = `${CONTROLLER_MANAGER_NAME}-shoot-access`;
   await createIgnoringConflict(shootObjects, shootRole);
-  await createIgnoringConflict(shootObjects, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: shootRoleName },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: shootRoleName },
-    subjects: [{ kind: 'ServiceAccount', name: shootSa, namespace: 'kube-system' }],
-  } as KubernetesObject);
+  await createIgnoringConflict(
+    shootObjects,
+    clusterRoleBinding(shootRoleName, { name: shootSa, namespace: 'kube-system' }),
+  );
   const shootIdentity = await shoot.kubeConfigForServiceAccount('kube-system', shootSa, 4 * 3600);
 
   // what gardenlet's secrets manager leaves in the shoot namespace; the cluster CA is the real one

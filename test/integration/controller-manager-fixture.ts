@@ -18,6 +18,7 @@ import {
 import { parseYaml } from '../../api/index.js';
 import {
   CONTROLLER_MANAGER_NAME,
+  clusterRoleBinding,
   seedClusterRole,
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
@@ -78,17 +79,10 @@ export async function createShootFixture(
     kind: 'ServiceAccount',
     metadata: { name: CONTROLLER_MANAGER_NAME, namespace },
   } as KubernetesObject);
-  await create(seedAdmin, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: `${CONTROLLER_MANAGER_NAME}-${id}` },
-    roleRef: {
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name: `${CONTROLLER_MANAGER_NAME}-${id}`,
-    },
-    subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_MANAGER_NAME, namespace }],
-  } as KubernetesObject);
+  await create(
+    seedAdmin,
+    clusterRoleBinding(`${CONTROLLER_MANAGER_NAME}-${id}`, { name: CONTROLLER_MANAGER_NAME, namespace }),
+  );
   const seedIdentity = await seed.kubeConfigForServiceAccount(namespace, CONTROLLER_MANAGER_NAME, 3600);
 
   // the shoot identity of gardener-internal: the documented minimum shoot role
@@ -101,13 +95,10 @@ export async function createShootFixture(
     kind: 'ServiceAccount',
     metadata: { name: shootSa, namespace: 'kube-system' },
   } as KubernetesObject);
-  await create(shootAdmin, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: shootRole.metadata?.name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: shootRole.metadata?.name },
-    subjects: [{ kind: 'ServiceAccount', name: shootSa, namespace: 'kube-system' }],
-  } as KubernetesObject);
+  await create(
+    shootAdmin,
+    clusterRoleBinding(shootRole.metadata?.name ?? '', { name: shootSa, namespace: 'kube-system' }),
+  );
   const shootIdentity = await shoot.kubeConfigForServiceAccount('kube-system', shootSa, 3600);
   const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
     seedAdmin.create({

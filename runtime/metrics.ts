@@ -84,7 +84,7 @@ export function runtimeMetrics(registry: Registry): RuntimeMetrics {
     }),
     watchRestarts: new Counter({
       name: 'gardener_osc_watch_restarts_total',
-      help: 'Watches re-established, by resource and reason (timeout, expired, error)',
+      help: 'Watches re-established, by resource and reason (timeout, expired, error, stale)',
       labelNames: ['resource', 'reason'],
       registers,
     }),

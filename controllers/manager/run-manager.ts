@@ -19,6 +19,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { type WatchHealth, watchHealthOf } from '../../runtime/kube/watch-health.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
@@ -70,10 +71,12 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
 
   let leading = !config.leaderElection.enabled;
   let synced: () => Promise<void> = async () => undefined;
+  let seedWatches: WatchHealth | undefined;
   let controllersDone: Promise<unknown> = Promise.resolve();
   const startControllers = (signal: AbortSignal) => {
     const running = startSeedControllers({ ...o, registry, recorder, signal });
     synced = running.synced;
+    seedWatches = running.watches;
     controllersDone = running.stopped;
     return running.stopped;
   };
@@ -119,6 +122,11 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
           await Promise.race([synced(), timeout]);
         },
       },
+      {
+        // the seed's watches only: a shoot whose API server is away must not make the manager unready
+        name: 'watches',
+        check: () => (leading ? seedWatches?.check.check() : undefined),
+      },
     ],
   });
   const metricsServer = await serveEndpoints({
@@ -160,6 +168,7 @@ interface SeedControllerOptions extends ManagerOptions {
 function startSeedControllers(o: SeedControllerOptions): {
   synced: () => Promise<void>;
   stopped: Promise<unknown>;
+  watches: WatchHealth;
 } {
   const { config, seed, log, registry, recorder, signal } = o;
   // every informer, worker and per-shoot controller listens on the leadership signal
@@ -262,5 +271,6 @@ function startSeedControllers(o: SeedControllerOptions): {
       await Promise.all(waits.map((w) => w()));
     },
     stopped: Promise.allSettled(stops),
+    watches: watchHealthOf(http),
   };
 }

@@ -52,6 +52,7 @@ import {
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
 import { writeFileAtomic } from '../../node-agent/fs/atomic-write.js';
 import { Informer } from '../../runtime/kube/informer.js';
+import { LineSplitter } from '../../runtime/kube/json-lines.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import {
   type Envtest,
@@ -358,7 +359,7 @@ interface RecordedOp {
 class RecordWatcher {
   readonly ops: RecordedOp[] = [];
   private offset = 0;
-  private partial = '';
+  private readonly lines = new LineSplitter();
   private readonly watcher: FSWatcher;
   private readonly poller: NodeJS.Timeout;
 
@@ -377,16 +378,10 @@ class RecordWatcher {
       const buffer = Buffer.alloc(stat.size - this.offset);
       const n = readSync(fd, buffer, 0, buffer.length, this.offset);
       this.offset += n;
-      this.partial += buffer.subarray(0, n).toString('utf8');
-      let newline = this.partial.indexOf('\n');
-      while (newline >= 0) {
-        const line = this.partial.slice(0, newline);
-        this.partial = this.partial.slice(newline + 1);
-        if (line.trim()) {
-          const op = JSON.parse(line) as { op: string; unit?: string };
-          this.ops.push({ ...op, seenAt, mtimeMs: stat.mtimeMs, polled });
-        }
-        newline = this.partial.indexOf('\n');
+      for (const line of this.lines.push(buffer.subarray(0, n))) {
+        if (!line.trim()) continue;
+        const op = JSON.parse(line) as { op: string; unit?: string };
+        this.ops.push({ ...op, seenAt, mtimeMs: stat.mtimeMs, polled });
       }
     } finally {
       closeSync(fd);

@@ -15,6 +15,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { watchHealthOf } from '../../runtime/kube/watch-health.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
@@ -227,7 +228,8 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     host: config.server.healthProbes?.bindAddress,
     port: o.healthPort ?? config.server.healthProbes?.port ?? 2751,
     healthz: [pingCheck],
-    readyz: [informerSync],
+    // unready while a watch is known stale: the agent would not see a new OSC
+    readyz: [informerSync, watchHealthOf(http).check],
   });
   const metricsServer = await serveEndpoints({
     host: config.server.metrics?.bindAddress,

@@ -33,11 +33,14 @@ export function runCommand(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stdout.length < MAX_OUTPUT) stdout += chunk.toString('utf8');
+    // a decoding stream keeps a character cut between two chunks whole
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stdout.length < MAX_OUTPUT) stdout += chunk;
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < MAX_OUTPUT) stderr += chunk.toString('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < MAX_OUTPUT) stderr += chunk;
     });
     let settled = false;
     const settle = (result: RunResult) => {

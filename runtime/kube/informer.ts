@@ -69,11 +69,17 @@ export class Informer<T extends KubeObject> {
   }
 
   /** Watch statistics, for tests and diagnostics. */
-  get stats(): { lists: number; watchesOpened: number; resourceVersion: string | undefined } {
+  get stats(): {
+    lists: number;
+    watchesOpened: number;
+    resourceVersion: string | undefined;
+    staleSince: number | undefined;
+  } {
     return {
       lists: this.listWatch.lists,
       watchesOpened: this.listWatch.watchesOpened,
       resourceVersion: this.listWatch.latestResourceVersion,
+      staleSince: this.listWatch.staleSince,
     };
   }
 

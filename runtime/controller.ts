@@ -3,9 +3,13 @@
  * An error requeues the key with backoff (never given up), `requeueAfterMs` re-adds it later and
  * resets its backoff, anything else forgets it. A thrown exception is an error like any other: a
  * bad object never crashes the controller.
+ *
+ * A timeout (or shutdown) aborts the reconcile's signal, and the worker then waits for the
+ * reconcile to really end before the key is released: never two runs on one key, even when one
+ * of them was abandoned. Every long operation below takes the signal, so the wait is short; a
+ * reconcile that ignores it keeps its key, and says so in the log.
  */
 
-import { untilAborted } from './abort.js';
 import type { Clock } from './clock.js';
 import { realClock } from './clock.js';
 import { type Logger, silentLogger } from './logging.js';
@@ -32,6 +36,8 @@ export interface ControllerOptions<K extends string> {
   readonly concurrency?: number;
   /** Per-reconcile timeout (upstream: 3 minutes for most controllers). */
   readonly timeoutMs?: number;
+  /** How often a reconcile still running after its signal aborted is reported (default 30 s). */
+  readonly overrunLogIntervalMs?: number;
   readonly clock?: Clock;
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;
@@ -97,13 +103,13 @@ export class Controller<K extends string = string> {
     const timer = timeoutMs
       ? setTimeout(() => controller.abort(new ReconcileTimeoutError(this.name, key, timeoutMs)), timeoutMs)
       : undefined;
+    const overrun = this.reportOverrun(controller.signal, log);
     const started = performance.now();
     metrics?.activeWorkers.inc({ controller: this.name });
     try {
-      const result = await untilAborted(
-        this.options.reconcile(key, { signal: controller.signal, log }),
-        controller.signal,
-      );
+      // awaited to the end, also after an abort: the key is released only when the run is over
+      const result = await this.options.reconcile(key, { signal: controller.signal, log });
+      if (controller.signal.aborted && !parent.aborted) throw controller.signal.reason;
       this.queue.forget(key);
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs >= 0) {
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -119,9 +125,33 @@ export class Controller<K extends string = string> {
       this.queue.addRateLimited(key);
     } finally {
       clearTimeout(timer);
+      overrun.stop();
       parent.removeEventListener('abort', onAbort);
       metrics?.activeWorkers.dec({ controller: this.name });
       metrics?.reconcileTime.observe({ controller: this.name }, (performance.now() - started) / 1000);
     }
+  }
+
+  /** Once the signal aborted, logs every interval that the reconcile has not ended yet. */
+  private reportOverrun(signal: AbortSignal, log: Logger): { stop(): void } {
+    const every = this.options.overrunLogIntervalMs ?? 30_000;
+    let interval: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      const abortedAt = performance.now();
+      interval = setInterval(() => {
+        log.warn(
+          { sinceAbortMs: Math.round(performance.now() - abortedAt), reason: String(signal.reason) },
+          'Reconcile still running after it was aborted; its key waits for it',
+        );
+      }, every);
+      interval.unref();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    return {
+      stop: () => {
+        signal.removeEventListener('abort', onAbort);
+        clearInterval(interval);
+      },
+    };
   }
 }

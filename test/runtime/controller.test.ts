@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../../runtime/clock.js';
 import { Controller, type ReconcileContext } from '../../runtime/controller.js';
+import { createLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -109,6 +111,47 @@ describe('Controller', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect((aborted as Error).name).to.equal('ReconcileTimeoutError');
     expect(calls).to.equal(2);
+  });
+
+  it('never starts a key again before its timed-out run has really ended', async () => {
+    const runs: { start: number; end?: number }[] = [];
+    let overlapping = 0;
+    let active = 0;
+    const warnings: string[] = [];
+    const log = createLogger({
+      level: 'warn',
+      destination: new Writable({
+        write(chunk: Buffer, _e, done) {
+          warnings.push(JSON.parse(chunk.toString('utf8')).msg);
+          done();
+        },
+      }),
+    });
+    const c = new Controller({
+      name: 'stubborn',
+      timeoutMs: 20,
+      overrunLogIntervalMs: 50,
+      log,
+      // the first run ignores its signal and takes 300 ms; later ones are quick
+      reconcile: async () => {
+        const run = { start: performance.now() } as { start: number; end?: number };
+        runs.push(run);
+        active++;
+        overlapping = Math.max(overlapping, active);
+        await new Promise((r) => setTimeout(r, runs.length === 1 ? 300 : 1));
+        active--;
+        run.end = performance.now();
+      },
+    });
+    c.start(stop.signal);
+    c.queue.add('k');
+    await new Promise((r) => setTimeout(r, 50));
+    c.queue.add('k'); // a new event while the abandoned run goes on
+    await new Promise((r) => setTimeout(r, 500));
+    expect(overlapping, 'runs of one key at the same time').to.equal(1);
+    expect(runs.length).to.be.at.least(2);
+    expect(runs[1]!.start).to.be.at.least(runs[0]!.end!);
+    expect(warnings).to.include('Reconcile still running after it was aborted; its key waits for it');
   });
 
   it('stops its workers when the signal aborts', async () => {

@@ -62,6 +62,8 @@ export class OscReconciler {
         images: this.o.images,
         logger: ctx.log,
         onNodeAgentRestart: 'exit',
+        // a timed-out or stopping reconcile ends at the next step, not minutes later
+        signal: ctx.signal,
       }),
     );
     ctx.log.info(

@@ -123,6 +123,7 @@ export async function observeOscApply(
 /** The same Systemd, counting each successful restart by unit, whoever asked for it. */
 export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Systemd {
   return {
+    unitStatus: (unit) => systemd.unitStatus(unit),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

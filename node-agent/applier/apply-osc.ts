@@ -1,14 +1,22 @@
 /**
  * One apply: the next OSC against the last applied one, on a host root (node-side §7.3, §15).
+ * Prepare, then commit: nothing is written before everything knowable is known.
  *
- *  1. Reject a bad OSC as a whole before anything is written.
+ *  1. Reject a bad OSC as a whole before anything is written (schema, base64, image paths, paths
+ *     that cannot all be written).
  *  2. Plan: resume the persisted plan of the same OSC if there is one, else diff against
  *     last-applied-osc.yaml (an interrupted plan of another OSC widens the diff).
- *  3. Persist the plan, then run its steps in order, checking each off in the progress file.
+ *  3. Prepare (prepare.ts): check the node's tree for what the plan writes (symlink escapes, a file
+ *     where a directory must be), pull and stage every file taken from an image.
+ *  4. Persist the plan, then run its steps in order, checking each off in the progress file.
  *     A failing unit command does not stop the others (all are attempted, errors aggregated);
  *     any other failing step stops the apply. Unfinished steps stay in the progress file and the
- *     next apply of the same OSC resumes exactly there: finished restarts are never repeated.
- *  4. Write last-applied-osc.yaml (exact bytes, 0600), then remove the progress file.
+ *     next apply of the same OSC resumes exactly there. A restart or stop cut off by a crash is
+ *     repeated only if systemd shows it did not happen (unit-command-once.ts).
+ *  5. Write last-applied-osc.yaml (exact bytes, 0600), then remove the progress file.
+ *
+ * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
+ * a step boundary, with its progress saved for the next one.
  */
 import {
   decodeOperatingSystemConfig,
@@ -24,8 +32,16 @@ import type { Systemd } from '../systemd/systemd.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
-import { type Progress, readProgress, removeProgress, writeProgress } from './progress-file.js';
+import { prepareApply } from './prepare.js';
+import {
+  type InFlightCommand,
+  type Progress,
+  readProgress,
+  removeProgress,
+  writeProgress,
+} from './progress-file.js';
 import { isUnitCommand, planSteps, type Step, stepId } from './steps.js';
+import { commandOf, runCommandOnce } from './unit-command-once.js';
 import { oscContentProblems } from './validate-osc.js';
 
 export interface ApplyOptions {
@@ -45,6 +61,8 @@ export interface ApplyOptions {
   readonly onNodeAgentRestart?: 'exit' | 'continue';
   /** Test hook, called wherever a crash may happen; throwing from it simulates one. */
   readonly crashPoint?: (where: string) => void;
+  /** Cancels the apply at the next step boundary (and any image pull in progress). */
+  readonly signal?: AbortSignal;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -105,7 +123,16 @@ async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Prog
 
 export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
-  const crash = options.crashPoint ?? (() => {});
+  // A simulated crash must end the apply like a real one, never count as a failed step.
+  let crashed: unknown;
+  const crash = (where: string) => {
+    try {
+      options.crashPoint?.(where);
+    } catch (e) {
+      crashed = e;
+      throw e;
+    }
+  };
   const next = decodeNext(options.oscText, options.osc);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
@@ -136,48 +163,85 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     return result('up-to-date', 0, false);
   }
 
+  const pending = steps.filter((step) => !completed.has(stepId(step)));
+  options.signal?.throwIfAborted();
+  // Everything that can fail before the first write fails here, leaving the node as it was.
+  const prepared = await prepareApply({
+    host,
+    plan,
+    pending,
+    osc: next,
+    images: options.images,
+    tag: checksum,
+    signal: options.signal,
+    logger,
+  });
+
+  let inFlight: InFlightCommand | undefined;
   const save = () =>
     writeProgress(host, {
       version: 1,
       oscChecksum: checksum,
       plan,
       completed: steps.map(stepId).filter((id) => completed.has(id)),
+      ...(inFlight ? { inFlight } : {}),
     });
-  await save();
-  crash('persisted');
-
-  const ctx: StepContext = { host, plan, systemd: options.systemd, images: options.images, logger };
+  const journal = {
+    interrupted: resumed ? progress.inFlight : undefined,
+    record: async (intent: InFlightCommand | undefined) => {
+      inFlight = intent;
+      await save();
+      if (intent) crash(`intent ${intent.step}`);
+    },
+  };
+  const ctx: StepContext = {
+    host,
+    plan,
+    systemd: options.systemd,
+    images: options.images,
+    staged: prepared.staged,
+    signal: options.signal,
+    logger,
+  };
   const failures: StepFailure[] = [];
   let stepsRun = 0;
   let nodeAgentRestartRequired = false;
   const checkOff = async (id: string) => {
     completed.add(id);
+    inFlight = undefined;
     await save();
     crash(`checked-off ${id}`);
   };
 
-  for (const step of steps) {
-    const id = stepId(step);
-    if (completed.has(id)) continue;
-    crash(`before ${id}`);
-    stepsRun++;
-    if (step.op === 'restart-node-agent') {
-      // Checked off first: the restart is this process ending, it must not repeat in the next one.
+  try {
+    await save();
+    crash('persisted');
+    for (const step of pending) {
+      const id = stepId(step);
+      options.signal?.throwIfAborted();
+      crash(`before ${id}`);
+      stepsRun++;
+      if (step.op === 'restart-node-agent') {
+        // Checked off first: the restart is this process ending, it must not repeat in the next one.
+        await checkOff(id);
+        nodeAgentRestartRequired = true;
+        logger.info('Unit gardener-node-agent.service changed, the node agent must restart');
+        if (options.onNodeAgentRestart === 'exit')
+          return result('exit-for-node-agent-restart', stepsRun, true);
+        continue;
+      }
+      const failure = await run(step, ctx, journal, (e) => e === crashed);
+      if (failure) {
+        failures.push(failure);
+        logger.error({ err: failure.error, step: id }, 'Step failed');
+        if (!isUnitCommand(step)) throw new ApplyError(failures);
+        continue;
+      }
+      crash(`done ${id}`);
       await checkOff(id);
-      nodeAgentRestartRequired = true;
-      logger.info('Unit gardener-node-agent.service changed, the node agent must restart');
-      if (options.onNodeAgentRestart === 'exit') return result('exit-for-node-agent-restart', stepsRun, true);
-      continue;
     }
-    const failure = await run(step, ctx);
-    if (failure) {
-      failures.push(failure);
-      logger.error({ err: failure.error, step: id }, 'Step failed');
-      if (!isUnitCommand(step)) throw new ApplyError(failures);
-      continue;
-    }
-    crash(`done ${id}`);
-    await checkOff(id);
+  } finally {
+    await prepared.cleanup(true);
   }
   if (failures.length > 0) throw new ApplyError(failures);
 
@@ -196,11 +260,22 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   return result('applied', stepsRun, nodeAgentRestartRequired);
 }
 
-async function run(step: Step, ctx: StepContext): Promise<StepFailure | undefined> {
+async function run(
+  step: Step,
+  ctx: StepContext,
+  journal: Parameters<typeof runCommandOnce>[2]['journal'],
+  isCrash: (error: unknown) => boolean,
+): Promise<StepFailure | undefined> {
   try {
-    await executeStep(step, ctx);
+    const target = commandOf(step);
+    if (target) {
+      await runCommandOnce(step, target, { ...ctx, journal, call: () => executeStep(step, ctx) });
+    } else {
+      await executeStep(step, ctx);
+    }
     return undefined;
   } catch (e) {
+    if (isCrash(e)) throw e;
     return { step: stepId(step), error: e instanceof Error ? e : new Error(String(e)) };
   }
 }

@@ -1,28 +1,28 @@
 /** Runs one step of a plan against the host root. Every step is idempotent: repeating it is safe. */
 import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
-import type { OscFile } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { copyFileAtomic } from '../fs/copy-file.js';
 import type { Plan } from '../planner/plan.js';
-import { type ImageExtractor, ImageFileNotFoundError } from '../registry/image-extractor.js';
+import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import { inlineBytes } from './file-content.js';
 import { type HostRoot, pathExists } from './host-root.js';
+import { copyImageFile } from './prepare.js';
 import type { Step } from './steps.js';
 
 /** Unit files and drop-ins are the agent's and root's alone (§7.7). */
 export const UNIT_FILE_MODE = 0o600;
 /** An OSC file without `permissions` (§7.6). */
 export const DEFAULT_FILE_MODE = 0o600;
-/** [v1.119] images built with ko keep the binary elsewhere. */
-const NODE_AGENT_PATH_IN_IMAGE = '/gardener-node-agent';
-const NODE_AGENT_PATH_IN_KO_IMAGE = '/ko-app/gardener-node-agent';
-
 export interface StepContext {
   readonly host: HostRoot;
   readonly plan: Plan;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
+  /** Image files already pulled and staged by the prepare phase, by host path. */
+  readonly staged?: ReadonlyMap<string, string>;
+  readonly signal?: AbortSignal;
   readonly logger: Logger;
 }
 
@@ -41,26 +41,13 @@ async function writeFileStep(ctx: StepContext, path: string): Promise<void> {
     await writeFileAtomic(destination, inlineBytes(inline), mode);
     ctx.logger.info({ path }, 'Successfully applied new or changed file');
   } else if (imageRef) {
-    await copyFromImage(ctx, file, destination, mode);
+    const staged = ctx.staged?.get(path);
+    if (staged) await copyFileAtomic(staged, destination, mode);
+    else await copyImageFile(ctx.images, file, destination, mode, ctx.signal);
     ctx.logger.info({ path, image: imageRef.image }, 'Successfully applied new or changed file from image');
   } else {
     // secretRef files are inlined by gardenlet; the agent cannot read seed secrets (v1.91 skips them too).
     ctx.logger.warn({ path }, 'File has neither inline content nor an image reference, skipping it');
-  }
-}
-
-async function copyFromImage(
-  ctx: StepContext,
-  file: OscFile,
-  destination: string,
-  mode: number,
-): Promise<void> {
-  const { image, filePathInImage } = file.content.imageRef!;
-  try {
-    await ctx.images.copyFromImage(image, filePathInImage, destination, mode);
-  } catch (e) {
-    if (!(e instanceof ImageFileNotFoundError) || filePathInImage !== NODE_AGENT_PATH_IN_IMAGE) throw e;
-    await ctx.images.copyFromImage(image, NODE_AGENT_PATH_IN_KO_IMAGE, destination, mode);
   }
 }
 

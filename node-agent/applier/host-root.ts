@@ -58,16 +58,35 @@ export class HostRoot {
     return false;
   }
 
-  /** Checks that `absolute` (a path under the root) does not escape it through a symlink. */
-  async assertContained(absolute: string): Promise<void> {
-    if (this.root === sep) return;
+  /** The host path (`/etc/a`) of an absolute path under the root. */
+  hostPathOf(absolute: string): string {
+    const rel = relative(this.root, absolute);
+    return rel === '' ? '/' : `/${rel}`;
+  }
+
+  /** The nearest ancestor of `absolute` that exists (a directory, if all is well). */
+  async nearestExisting(absolute: string): Promise<string> {
     let existing = dirname(absolute);
     while (!(await pathExists(existing))) existing = dirname(existing);
+    return existing;
+  }
+
+  /** Why `absolute` (a path under the root) escapes it through a symlink, or undefined. */
+  async containmentProblem(absolute: string): Promise<string | undefined> {
+    if (this.root === sep) return undefined;
+    const existing = await this.nearestExisting(absolute);
     const [real, realRoot] = await Promise.all([realpath(existing), realpath(this.root)]);
     const rel = relative(realRoot, real);
     if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-      throw new Error(`${absolute} resolves outside the root ${this.root} (through a symlink)`);
+      return `${this.hostPathOf(absolute)} resolves outside the root ${this.root} (through a symlink)`;
     }
+    return undefined;
+  }
+
+  /** Checks that `absolute` (a path under the root) does not escape it through a symlink. */
+  async assertContained(absolute: string): Promise<void> {
+    const problem = await this.containmentProblem(absolute);
+    if (problem) throw new Error(problem);
   }
 
   /** Makes the parent directories of `absolute` (0755) after checking they stay inside the root. */

@@ -9,8 +9,13 @@
  *   completed:                       # ids of finished steps (steps.ts stepId), in step order
  *   - write-file /etc/foo
  *   - restart kubelet.service
+ *   inFlight:                        # a restart or stop asked of systemd and not yet checked off
+ *     step: restart containerd.service
+ *     unit: containerd.service
+ *     before: <UnitStatus>           # what systemd said about the unit right before the call
  *
- * Same checksum on the next apply: resume with the steps not completed. Another checksum (a new OSC
+ * Same checksum on the next apply: resume with the steps not completed; an `inFlight` command is
+ * repeated only if systemd's state shows it did not take effect (command-effect.ts). Another checksum (a new OSC
  * arrived meanwhile): plan afresh, with the old plan passed as `interrupted` so nothing it may have
  * done is left behind.
  */
@@ -26,6 +31,7 @@ import {
 } from '../../api/index.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { Plan } from '../planner/plan.js';
+import type { UnitStatus } from '../systemd/unit-status.js';
 import type { HostRoot } from './host-root.js';
 import { readTextIfExists } from './last-applied.js';
 
@@ -61,18 +67,37 @@ const PlanSchema = z.object({
   ),
 });
 
+const UnitStatusSchema = z.object({
+  loadState: z.string(),
+  activeState: z.string(),
+  subState: z.string(),
+  invocationId: z.string(),
+  activeEnterTimestampMonotonic: z.number(),
+  inactiveEnterTimestampMonotonic: z.number(),
+  inactiveExitTimestampMonotonic: z.number(),
+});
+
 const ProgressSchema = z.object({
   version: z.literal(1),
   oscChecksum: z.string(),
   plan: PlanSchema,
   completed: z.array(z.string()),
+  inFlight: z.object({ step: z.string(), unit: z.string(), before: UnitStatusSchema }).optional(),
 });
+
+/** A unit command recorded before its call: the step, and the unit as systemd saw it then. */
+export interface InFlightCommand {
+  readonly step: string;
+  readonly unit: string;
+  readonly before: UnitStatus;
+}
 
 export interface Progress {
   readonly version: 1;
   readonly oscChecksum: string;
   readonly plan: Plan;
   readonly completed: readonly string[];
+  readonly inFlight?: InFlightCommand;
 }
 
 export function encodeProgress(progress: Progress): string {

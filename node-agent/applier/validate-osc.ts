@@ -1,11 +1,12 @@
 /**
- * What the schema cannot see but an apply would trip over halfway: base64 that does not decode and
- * image paths that leave the image. Checked before anything is written, so a bad OSC is rejected
- * as a whole, naming the field.
+ * What the schema cannot see but an apply would trip over halfway: base64 that does not decode,
+ * image paths that leave the image, and paths that cannot all be written (path-conflicts.ts).
+ * Checked before anything is written, so a bad OSC is rejected as a whole, naming the field.
  */
 import type { FieldError, OperatingSystemConfig, OscFile } from '../../api/index.js';
 import { imagePathProblem } from '../registry/image-extractor.js';
 import { base64Problem } from './file-content.js';
+import { pathConflicts } from './path-conflicts.js';
 
 function fileProblems(files: readonly OscFile[] | undefined, field: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -37,5 +38,6 @@ export function oscContentProblems(osc: OperatingSystemConfig): FieldError[] {
   return [
     ...fileProblems(osc.spec.files, 'spec.files'),
     ...fileProblems(osc.status?.extensionFiles, 'status.extensionFiles'),
+    ...pathConflicts(osc),
   ];
 }

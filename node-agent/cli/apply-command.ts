@@ -20,6 +20,7 @@ import { checkedRoot } from './host-root-guard.js';
 import { readText } from './read-osc.js';
 
 export const KILL_AFTER_SYSTEMD_OPS_ENV = 'NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS';
+export const KILL_BEFORE_SYSTEMD_OPS_ENV = 'NODE_AGENT_TEST_KILL_BEFORE_SYSTEMD_OPS';
 
 interface ApplyFlags {
   readonly osc: string;
@@ -30,12 +31,11 @@ interface ApplyFlags {
   readonly logFormat: LogFormat;
 }
 
-function killAfterOps(env: NodeJS.ProcessEnv): number | undefined {
-  const value = env[KILL_AFTER_SYSTEMD_OPS_ENV];
+function opCount(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
   if (value === undefined || value === '') return undefined;
   const k = Number(value);
-  if (!Number.isInteger(k) || k < 1)
-    throw new UsageError(`${KILL_AFTER_SYSTEMD_OPS_ENV} must be a positive integer`);
+  if (!Number.isInteger(k) || k < 1) throw new UsageError(`${name} must be a positive integer`);
   return k;
 }
 
@@ -53,7 +53,8 @@ export function systemdFrom(spec: string | undefined, root: string, io: CliIo, l
   ] as const) {
     if (chosen.startsWith(prefix) && chosen.length > prefix.length) {
       return new RecordingSystemd(resolve(chosen.slice(prefix.length)), {
-        killAfterOps: killAfterOps(io.env),
+        killAfterOps: opCount(io.env, KILL_AFTER_SYSTEMD_OPS_ENV),
+        killBeforeOps: opCount(io.env, KILL_BEFORE_SYSTEMD_OPS_ENV),
         timestamps,
       });
     }

@@ -1,6 +1,7 @@
 /**
  * `mkdir -p` with an exact mode for every directory it creates (umask never decides); directories
- * that already exist are left as they are.
+ * that already exist are left as they are. Returns the directories it created, outermost first, so
+ * a caller that must leave no trace can remove them again.
  */
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -17,12 +18,13 @@ async function isMissing(path: string): Promise<boolean> {
   }
 }
 
-export async function ensureDir(dir: string, mode = DIR_MODE): Promise<void> {
+export async function ensureDir(dir: string, mode = DIR_MODE): Promise<string[]> {
   const missing: string[] = [];
   for (let d = dir; await isMissing(d); d = dirname(d)) {
     missing.unshift(d);
     if (dirname(d) === d) break;
   }
+  const created: string[] = [];
   for (const d of missing) {
     try {
       await mkdir(d, { mode });
@@ -31,6 +33,8 @@ export async function ensureDir(dir: string, mode = DIR_MODE): Promise<void> {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw e;
     }
+    created.push(d);
     await chmod(d, mode);
   }
+  return created;
 }

@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 export interface RunOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly timeoutMs?: number;
+  /** Aborting kills the process group and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -26,6 +28,10 @@ export function runCommand(
   options: RunOptions = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(options.signal.reason);
+      return;
+    }
     const child = spawn(file, args, {
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +49,23 @@ export function runCommand(
       if (stderr.length < MAX_OUTPUT) stderr += chunk;
     });
     let settled = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const onAbort = () => {
+      killGroup();
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      reject(options.signal?.reason);
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (result: RunResult) => {
+      options.signal?.removeEventListener('abort', onAbort);
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
@@ -53,14 +75,11 @@ export function runCommand(
       options.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            try {
-              if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-            } catch {
-              // Already gone.
-            }
+            killGroup();
             settle({ exitCode: null, signal: 'SIGKILL', stdout, stderr, timedOut: true });
           }, options.timeoutMs);
     child.on('error', (e) => {
+      options.signal?.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
       if (!settled) {
         settled = true;

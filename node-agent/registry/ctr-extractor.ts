@@ -55,13 +55,20 @@ export class CtrImageExtractor implements ImageExtractor {
   }
 
   /** Runs `ctr <args>` until it succeeds or the attempts are used up; the error names the step. */
-  private async ctr(what: string, args: readonly string[], timeoutMs: number): Promise<void> {
+  private async ctr(
+    what: string,
+    args: readonly string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const attempts = this.options.attempts ?? 3;
     let last: RunResult | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      signal?.throwIfAborted();
       last = await runCommand(this.options.ctr ?? 'ctr', [...this.globalArgs(), ...args], {
         env: this.env,
         timeoutMs,
+        signal,
       });
       if (!last.timedOut && last.exitCode === 0) return;
       this.logger.info(
@@ -82,6 +89,7 @@ export class CtrImageExtractor implements ImageExtractor {
     filePathInImage: string,
     destination: string,
     mode: number,
+    signal?: AbortSignal,
   ): Promise<void> {
     assertImagePath(image, filePathInImage);
     const callTimeout = this.options.callTimeoutMs ?? 60_000;
@@ -90,13 +98,14 @@ export class CtrImageExtractor implements ImageExtractor {
       `pulling image ${image}`,
       ['images', 'pull', '--hosts-dir', hostsDir, image],
       this.options.pullTimeoutMs ?? 10 * 60_000,
+      signal,
     );
 
     const scratch = join(this.options.root, PATH.nodeAgentTempDir);
     await ensureDir(scratch, 0o700);
     const mountDir = await mkdtemp(join(scratch, 'mount-image-'));
     try {
-      await this.ctr(`mounting image ${image}`, ['images', 'mount', image, mountDir], callTimeout);
+      await this.ctr(`mounting image ${image}`, ['images', 'mount', image, mountDir], callTimeout, signal);
       let copyError: unknown;
       try {
         await this.copy(image, filePathInImage, join(mountDir, filePathInImage), destination, mode);

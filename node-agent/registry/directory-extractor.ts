@@ -24,7 +24,9 @@ export class DirectoryImageExtractor implements ImageExtractor {
     filePathInImage: string,
     destination: string,
     mode: number,
+    signal?: AbortSignal,
   ): Promise<void> {
+    signal?.throwIfAborted();
     assertImagePath(image, filePathInImage);
     const source = join(this.directory, imageDirectoryName(image), filePathInImage);
     try {

@@ -3,9 +3,16 @@ export interface ImageExtractor {
   /**
    * Copies `filePathInImage` of `image` to `destination` (an absolute path on this machine, already
    * resolved under the apply root) with exactly `mode`, replacing it atomically.
-   * Throws ImageFileNotFoundError when the image has no such file.
+   * Throws ImageFileNotFoundError when the image has no such file; stops (rejects) when the signal
+   * aborts, a pull in progress included.
    */
-  copyFromImage(image: string, filePathInImage: string, destination: string, mode: number): Promise<void>;
+  copyFromImage(
+    image: string,
+    filePathInImage: string,
+    destination: string,
+    mode: number,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export class ImageFileNotFoundError extends Error {

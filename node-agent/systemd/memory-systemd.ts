@@ -1,13 +1,23 @@
-/** A Systemd that only remembers what it was asked, for tests; a failure can be injected per op. */
+/**
+ * A Systemd that only remembers what it was asked, for tests; a failure can be injected per op. A
+ * failed call is recorded but has no effect on the simulated unit state.
+ */
 import { OpSystemd } from './op-systemd.js';
+import { simulatedUnitStatus } from './simulated-unit-status.js';
 import type { SystemdOp } from './systemd.js';
+import type { UnitStatus } from './unit-status.js';
 
 export class MemorySystemd extends OpSystemd {
   readonly ops: SystemdOp[] = [];
+  private readonly effective: SystemdOp[] = [];
 
   /** Returns an error to make that call fail (it is still recorded). */
   constructor(private readonly failOn: (op: SystemdOp) => Error | undefined = () => undefined) {
     super();
+  }
+
+  unitStatus(unit: string): Promise<UnitStatus> {
+    return Promise.resolve(simulatedUnitStatus(this.effective, unit));
   }
 
   protected record(op: SystemdOp): Promise<void> {
@@ -15,6 +25,7 @@ export class MemorySystemd extends OpSystemd {
       this.ops.push(op);
       const error = this.failOn(op);
       if (error) throw error;
+      this.effective.push(op);
     });
   }
 }

@@ -1,11 +1,16 @@
 /**
  * A Systemd that turns every call into one SystemdOp (enable/disable one per unit) and hands it to
- * `record`: the common part of the in-memory and the recording implementations.
+ * `record`: the common part of the in-memory and the recording implementations, which both
+ * answer `unitStatus` from the calls they recorded.
  */
 import type { Systemd, SystemdOp, SystemdUnitOp } from './systemd.js';
+import type { UnitStatus } from './unit-status.js';
 
 export abstract class OpSystemd implements Systemd {
   protected abstract record(op: SystemdOp): Promise<void>;
+
+  /** What systemd would report after the calls made so far (see simulated-unit-status.ts). */
+  abstract unitStatus(unit: string): Promise<UnitStatus>;
 
   private unitOp(op: SystemdUnitOp, unit: string): Promise<void> {
     return this.record({ op, unit });

@@ -5,15 +5,25 @@
  * (`{"op":"restart","unit":"x.service","at":"2026-01-01T00:00:00.000Z"}`), so a recording tells
  * when each unit restarted (`--systemd=record-timed:FILE`).
  *
- * `killAfterOps: k` SIGKILLs the own process right after the k-th line is written: the crash test
- * uses it (env NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS) to kill an apply in the middle of its work.
+ * The recording is also the simulated systemd's state: `unitStatus` answers from the lines in the
+ * file (simulated-unit-status.ts), so an apply resumed by another process after a kill sees the
+ * calls that took effect before it.
+ *
+ * `killAfterOps: k` SIGKILLs the own process right after the k-th line is written (the call took
+ * effect, its caller never learns it), `killBeforeOps: k` right before the k-th line would be
+ * written (the call was in flight and never reached systemd): the crash tests use them (env
+ * NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS, NODE_AGENT_TEST_KILL_BEFORE_SYSTEMD_OPS) to kill an
+ * apply in the middle of a call.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { OpSystemd } from './op-systemd.js';
+import { simulatedUnitStatus } from './simulated-unit-status.js';
 import type { SystemdOp } from './systemd.js';
+import type { UnitStatus } from './unit-status.js';
 
 export interface RecordingSystemdOptions {
   readonly killAfterOps?: number;
+  readonly killBeforeOps?: number;
   /** Adds `"at"` (ISO-8601, milliseconds) to every line. */
   readonly timestamps?: boolean;
   /** The clock of `"at"` (tests). */
@@ -33,7 +43,20 @@ export class RecordingSystemd extends OpSystemd {
     super();
   }
 
+  unitStatus(unit: string): Promise<UnitStatus> {
+    let text = '';
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    return Promise.resolve(simulatedUnitStatus(parseRecording(text), unit));
+  }
+
   protected record(op: SystemdOp): Promise<void> {
+    if (this.options.killBeforeOps !== undefined && this.written + 1 >= this.options.killBeforeOps) {
+      process.kill(process.pid, 'SIGKILL');
+    }
     const line: RecordedSystemdOp = this.options.timestamps
       ? { ...op, at: (this.options.now ?? (() => new Date()))().toISOString() }
       : op;

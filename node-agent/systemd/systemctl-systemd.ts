@@ -7,11 +7,14 @@
  *   slow unit cannot stall the whole apply. The systemctl client is killed; the job itself stays
  *   queued in systemd and finishes there.
  * - `--no-ask-password` so nothing ever waits for a prompt; `--` so a unit name is never an option.
+ * - unitStatus is `systemctl show --property=…` (InvocationID, the state timestamps): systemd's
+ *   own answer to whether a restart or stop happened, read before and after a crash.
  */
 import type { Logger } from '../../runtime/logging.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { failureText, runCommand } from '../process/run-command.js';
 import type { Systemd } from './systemd.js';
+import { parseUnitStatus, UNIT_STATUS_PROPERTIES, type UnitStatus } from './unit-status.js';
 
 export const DEFAULT_JOB_WAIT_MS = 10_000;
 /** daemon-reload, enable and disable do not wait for units; a minute means systemd is stuck. */
@@ -42,6 +45,15 @@ export class SystemctlSystemd implements Systemd {
 
   private run(args: readonly string[], timeoutMs: number) {
     return runCommand(this.systemctl, ['--no-ask-password', ...args], { env: this.options.env, timeoutMs });
+  }
+
+  async unitStatus(unit: string): Promise<UnitStatus> {
+    const args = ['show', `--property=${UNIT_STATUS_PROPERTIES.join(',')}`, '--', unit];
+    const result = await this.run(args, this.callTimeoutMs);
+    if (result.timedOut)
+      throw new Error(`unable to read unit ${unit}: no answer within ${this.callTimeoutMs} ms`);
+    if (result.exitCode !== 0) throw new Error(`unable to read unit ${unit}: ${failureText(result)}`);
+    return parseUnitStatus(result.stdout);
   }
 
   async daemonReload(): Promise<void> {

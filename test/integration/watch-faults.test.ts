@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { decodeControllerManagerConfiguration } from '../../controllers/manager/config.js';
@@ -22,18 +22,7 @@ import { eventually, sleep } from '../support/eventually.js';
 import { FreezingProxy } from '../support/freezing-proxy.js';
 import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
-
-/** The same credentials, through the proxy. */
-function viaProxy(kubeConfig: KubeConfig, proxy: FreezingProxy): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: kubeConfig.clusters.map((c) => ({ ...c, server: `https://${proxy.url}` })),
-    users: kubeConfig.users,
-    contexts: kubeConfig.contexts,
-    currentContext: kubeConfig.currentContext,
-  });
-  return kc;
-}
+import { viaProxy } from './via-proxy.js';
 
 async function readyz(url: string): Promise<{ status: number; body: string }> {
   const r = await fetch(`${url}/readyz`);

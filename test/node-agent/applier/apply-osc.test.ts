@@ -246,6 +246,25 @@ describe('node-agent applier: applyOsc', () => {
     expect(fileAt(root, PATH.lastAppliedOsc).content).to.equal(yamlOf(next));
   });
 
+  it('a cancelled apply stops at the next step, its progress kept for the one that resumes it', async () => {
+    const abort = new AbortController();
+    const systemd = new MemorySystemd();
+    const error = await applyTo(root, oscV1(), images, {
+      systemd,
+      signal: abort.signal,
+      crashPoint: (where) => {
+        if (where.startsWith('checked-off write-file')) abort.abort(new Error('cancelled'));
+      },
+    }).catch((e) => e);
+    expect((error as Error).message).to.equal('cancelled');
+    expect(systemd.ops).to.deep.equal([]);
+    const progress = await readProgress(new HostRoot(root));
+    expect(progress?.completed).to.have.length(1);
+    const resumed = await applyTo(root, oscV1(), images);
+    expect(resumed.result.resumed).to.equal(true);
+    expect(resumed.result.outcome).to.equal('applied');
+  });
+
   it('ignores an unreadable progress file and an unreadable last-applied file (applies everything)', async () => {
     await applyTo(root, oscV1(), images);
     writeFileSync(join(root, PROGRESS_FILE), 'version: 7\n');
@@ -281,6 +300,7 @@ describe('node-agent applier: applyOsc', () => {
   });
 
   describe('bad input is rejected as a whole before anything is written', () => {
+    const inline = (path: string) => ({ path, content: { inline: { encoding: '' as const, data: 'x' } } });
     const cases: [string, (osc: OperatingSystemConfig) => void, string][] = [
       ['a relative path', (o) => (o.spec.files![1]!.path = 'relative/file'), 'spec.files[1].path'],
       [
@@ -303,6 +323,45 @@ describe('node-agent applier: applyOsc', () => {
         'an image path with ..',
         (o) => (o.spec.files![1]!.content.imageRef!.filePathInImage = '/../etc/shadow'),
         'spec.files[1].content.imageRef.filePathInImage',
+      ],
+      [
+        'a file and a path below it',
+        (o) => o.spec.files!.push(inline('/etc/a'), inline('/etc/a/b')),
+        'spec.files[3].path',
+      ],
+      [
+        'a unit a.service.d beside the drop-ins of a.service',
+        (o) =>
+          o.spec.units!.push(
+            { name: 'a.service', dropIns: [{ name: '10-x.conf', content: '[Service]\n' }] },
+            { name: 'a.service.d', content: '[Unit]\n' },
+          ),
+        'spec.units[6].name',
+      ],
+      [
+        'a file that is also a unit file',
+        (o) => o.spec.files!.push(inline('/etc/systemd/system/unit1')),
+        'spec.files[3].path',
+      ],
+      [
+        "the agent's progress file",
+        (o) => o.spec.files!.push(inline('/var/lib/gardener-node-agent/apply-progress.yaml')),
+        'spec.files[3].path',
+      ],
+      [
+        "a file in the agent's scratch directory",
+        (o) => o.spec.files!.push(inline('/var/lib/gardener-node-agent/tmp/x')),
+        'spec.files[3].path',
+      ],
+      [
+        'a file where the agent keeps its state',
+        (o) => o.spec.files!.push(inline('/var/lib/gardener-node-agent')),
+        'spec.files[3].path',
+      ],
+      [
+        'a name longer than 255 bytes',
+        (o) => o.spec.files!.push(inline(`/etc/${'ü'.repeat(128)}`)),
+        'spec.files[3].path',
       ],
     ];
     for (const [what, mutate, field] of cases) {
@@ -359,6 +418,32 @@ describe('node-agent applier: applyOsc', () => {
       expect(fileAt(root, '/etc/f').content).to.equal('new');
     });
 
+    it('finds a parent symlink leading outside the root before writing anything', async () => {
+      const outside = tempDir();
+      symlinkSync(outside, join(root, 'etc'));
+      const osc = one('/aaa', 'first');
+      osc.spec.files!.push({ path: '/etc/sub/f', content: { inline: { encoding: '', data: 'x' } } });
+      const before = snapshotTree(root);
+      const error = await applyTo(root, osc, images).catch((e) => e);
+      expect(error).to.be.instanceOf(ValidationError);
+      expect((error as Error).message).to.contain('spec.files[1].path');
+      expect((error as Error).message).to.contain('/etc/sub/f resolves outside the root');
+      expect(snapshotTree(root)).to.deep.equal(before);
+      expect(snapshotTree(outside)).to.deep.equal({});
+    });
+
+    it('finds a file where a directory must be before writing anything', async () => {
+      writeFileSync(join(root, 'etc'), 'a file');
+      const osc = one('/aaa', 'first');
+      osc.spec.files!.push({ path: '/etc/sub/f', content: { inline: { encoding: '', data: 'x' } } });
+      const before = snapshotTree(root);
+      const error = await applyTo(root, osc, images).catch((e) => e);
+      expect((error as Error).message).to.contain(
+        'spec.files[1].path: Invalid value: /etc is a file on this node, not a directory',
+      );
+      expect(snapshotTree(root)).to.deep.equal(before);
+    });
+
     it('refuses to follow a symlinked directory out of the root', async () => {
       const outside = tempDir();
       symlinkSync(outside, join(root, 'etc'));
@@ -367,11 +452,15 @@ describe('node-agent applier: applyOsc', () => {
       expect(snapshotTree(outside)).to.deep.equal({});
     });
 
-    it('fails naming the path when the destination is a directory', async () => {
+    it('rejects naming the field, before writing anything, when the destination is a directory', async () => {
       mkdirSync(join(root, 'etc/f'), { recursive: true });
+      const before = snapshotTree(root);
       const error = await applyTo(root, one('/etc/f', 'x'), images).catch((e) => e);
-      expect((error as Error).message).to.contain('exists but is not a regular file');
-      expect((error as Error).message).to.contain('write-file /etc/f');
+      expect(error).to.be.instanceOf(ValidationError);
+      expect((error as Error).message).to.contain(
+        'spec.files[0].path: Invalid value: /etc/f exists on this node and is not a regular file',
+      );
+      expect(snapshotTree(root)).to.deep.equal(before);
     });
 
     it('takes a ko-built node agent binary from /ko-app/gardener-node-agent (v1.119)', async () => {

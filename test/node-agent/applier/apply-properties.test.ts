@@ -10,6 +10,7 @@ import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
 import { fileAt, snapshotTree, type TreeEntry, useTempDirs } from '../support/harness.js';
 import { fixedOwnershipOscArbitrary, IMAGES, oscArbitrary } from '../support/osc-arbitrary.js';
+import { equalButOneIdempotentRepeat, isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';
 
 class SimulatedCrash extends Error {}
 
@@ -21,19 +22,14 @@ function crashAt(n: number) {
   };
 }
 
-/** `actual` is `expected`, or `expected` with one operation repeated right after itself. */
-function equalButOneRepeat(actual: readonly string[], expected: readonly string[]): boolean {
-  const same = (x: readonly string[]) => JSON.stringify(x) === JSON.stringify(expected);
-  if (same(actual)) return true;
-  return (
-    actual.length === expected.length + 1 &&
-    actual.some((op, i) => i > 0 && op === actual[i - 1] && same(actual.toSpliced(i, 1)))
-  );
-}
-
 /** Runs an apply that may crash; the systemd calls it made either way. */
-async function crashingApply(root: string, osc: OperatingSystemConfig, images: string, n: number) {
-  const systemd = new MemorySystemd();
+async function crashingApply(
+  root: string,
+  osc: OperatingSystemConfig,
+  images: string,
+  n: number,
+  systemd = new MemorySystemd(),
+) {
   let crashed = false;
   try {
     await applyTo(root, osc, images, { systemd, crashPoint: crashAt(n) });
@@ -90,22 +86,30 @@ describe('node-agent applier: properties', function () {
     );
   });
 
-  it('(b) an apply crashed at any point and resumed ends in the same tree as an uninterrupted one', async () => {
+  it('(b) an apply crashed at any point and resumed ends in the same tree, each restart and stop run once', async () => {
     await fc.assert(
       fc.asyncProperty(oscArbitrary(), oscArbitrary(), fc.nat({ max: 100 }), async (a, b, n) => {
         const clean = tempDir('gna-prop-');
-        await applyTo(clean, a, images);
-        const uninterrupted = await applyTo(clean, b, images);
+        const cleanSystemd = new MemorySystemd();
+        await applyTo(clean, a, images, { systemd: cleanSystemd });
+        const cleanFrom = cleanSystemd.ops.length;
+        await applyTo(clean, b, images, { systemd: cleanSystemd });
+        const expected = withoutNoOpStops(cleanSystemd.ops.map(opText), cleanFrom);
 
         const root = tempDir('gna-prop-');
-        await applyTo(root, a, images);
-        const first = await crashingApply(root, b, images, n);
-        const resumed = first.crashed ? (await applyTo(root, b, images)).ops : [];
+        // one systemd for the crashed apply and its resumption: its state outlives the agent
+        const systemd = new MemorySystemd();
+        await applyTo(root, a, images, { systemd });
+        const before = systemd.ops.length;
+        const first = await crashingApply(root, b, images, n, systemd);
+        if (first.crashed) await applyTo(root, b, images, { systemd });
 
         expect(snapshotTree(root)).to.deep.equal(snapshotTree(clean));
-        expect(equalButOneRepeat([...first.ops, ...resumed], uninterrupted.ops), `crash at ${n}`).to.equal(
-          true,
+        const all = withoutNoOpStops(systemd.ops.map(opText), before);
+        expect(all.filter(isUnitCommand), `unit commands, crash at ${n}`).to.deep.equal(
+          expected.filter(isUnitCommand),
         );
+        expect(equalButOneIdempotentRepeat(all, expected), `crash at ${n}`).to.equal(true);
       }),
       { numRuns: 80 },
     );

@@ -1,62 +1,98 @@
 /**
- * The real `apply` process SIGKILLed right after its k-th systemd call (for every k), then run again:
- * the second run resumes, only the call in flight at the kill appears twice, and the tree ends up
- * as after an uninterrupted apply.
+ * The real `apply` process SIGKILLed in the middle of every systemd call, then run again. Two kill
+ * points per call: right after systemd carried it out (the call took effect, the agent never
+ * learned it) and right before (the call was in flight and never reached systemd). Either way the
+ * resumed run asks systemd whether the call took effect: no restart or stop ever runs twice or is
+ * lost, an enable, disable or daemon-reload may repeat once, and the tree ends up as after an
+ * uninterrupted apply.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { KILL_AFTER_SYSTEMD_OPS_ENV } from '../../../node-agent/cli/apply-command.js';
+import {
+  KILL_AFTER_SYSTEMD_OPS_ENV,
+  KILL_BEFORE_SYSTEMD_OPS_ENV,
+} from '../../../node-agent/cli/apply-command.js';
+import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
 import { writeImages } from '../support/apply-fixture.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../support/ntv18-fixtures.js';
+import { equalButOneIdempotentRepeat, isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';
 
-describe('node-agent CLI: apply killed after every systemd call', function () {
-  this.timeout(180_000);
+/** The records of `actual` that repeat the one right before them. */
+function repeats(actual: readonly string[]): string[] {
+  return actual.filter((line, i) => i > 0 && line === actual[i - 1]);
+}
+
+/** A recording as `restart x.service` lines: one record per root, so systemd's state carries over. */
+function opsOf(file: string): string[] {
+  return parseRecording(readFileSync(file, 'utf8')).map((op) =>
+    'unit' in op ? `${op.op} ${op.unit}` : op.op,
+  );
+}
+
+describe('node-agent CLI: apply killed in the middle of every systemd call', function () {
+  this.timeout(300_000);
   const tempDir = useTempDirs();
 
-  it('resumes without repeating finished calls and ends in the uninterrupted tree', async () => {
+  it('resumes without repeating or losing a restart or stop, and ends in the uninterrupted tree', async () => {
     const dir = tempDir('gna-crash-');
     const images = writeImages(join(dir, 'images'), IMAGE_FILES);
     const v1 = join(dir, 'v1.yaml');
     const v2 = join(dir, 'v2.yaml');
     writeFileSync(v1, yamlOf(oscV1()));
     writeFileSync(v2, yamlOf(oscV2()));
-    const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
-
     const prepare = async (name: string) => {
       const root = join(dir, name);
       mkdirSync(root);
-      const setup = ['--root', root, '--images', images, `--systemd=record:${join(dir, `${name}-v1.jsonl`)}`];
+      const record = join(dir, `${name}.jsonl`);
+      const setup = ['--root', root, '--images', images, `--systemd=record:${record}`];
       expect((await runCli(['apply', '--osc', v1, ...setup])).code).to.equal(0);
-      return { root, args: ['apply', '--osc', v2, '--root', root, '--images', images] };
+      const from = opsOf(record).length;
+      return { root, record, from, args: ['apply', '--osc', v2, ...setup] };
     };
 
     const clean = await prepare('clean');
-    const cleanRecord = join(dir, 'clean.jsonl');
-    expect((await runCli([...clean.args, `--systemd=record:${cleanRecord}`])).code).to.equal(0);
-    const expected = lines(cleanRecord);
+    expect((await runCli(clean.args)).code).to.equal(0);
+    const calls = opsOf(clean.record).slice(clean.from);
+    const expected = withoutNoOpStops(opsOf(clean.record), clean.from);
     const expectedTree = snapshotTree(clean.root);
-    expect(expected).to.have.length(17);
+    expect(calls).to.have.length(17);
+    expect(expected.filter(isUnitCommand)).to.have.length(8);
 
-    const runK = async (k: number) => {
-      const { root, args } = await prepare(`k${k}`);
-      const record = join(dir, `k${k}.jsonl`);
-      const killed = await spawnCli([...args, `--systemd=record:${record}`, '--log-level', 'error'], {
-        [KILL_AFTER_SYSTEMD_OPS_ENV]: String(k),
-      });
-      expect(killed.signal, `k=${k}: ${killed.stderr}`).to.equal('SIGKILL');
-      expect(lines(record), `k=${k}`).to.deep.equal(expected.slice(0, k));
+    const repeatedCommands: string[] = [];
+    const runK = async (k: number, when: 'after' | 'before') => {
+      const name = `${when}-${k}`;
+      const { root, record, from, args } = await prepare(name);
+      const env = when === 'after' ? KILL_AFTER_SYSTEMD_OPS_ENV : KILL_BEFORE_SYSTEMD_OPS_ENV;
+      // the k-th call of this apply is the (from + k)-th line of the record
+      const killed = await spawnCli([...args, '--log-level', 'error'], { [env]: String(k) });
+      expect(killed.signal, `${name}: ${killed.stderr}`).to.equal('SIGKILL');
+      expect(opsOf(record).slice(from), name).to.deep.equal(calls.slice(0, when === 'after' ? k : k - 1));
 
-      const resumed = await runCli([...args, `--systemd=record:${record}`]);
-      expect(resumed.code, `k=${k}: ${resumed.stderr}`).to.equal(0);
+      const resumed = await runCli(args);
+      expect(resumed.code, `${name}: ${resumed.stderr}`).to.equal(0);
       expect(resumed.stdout).to.contain('resumed: true');
-      expect(lines(record), `k=${k}`).to.deep.equal([...expected.slice(0, k), ...expected.slice(k - 1)]);
-      expect(snapshotTree(root), `k=${k}`).to.deep.equal(expectedTree);
+      const all = withoutNoOpStops(opsOf(record), from);
+      repeatedCommands.push(
+        ...repeats(opsOf(record).slice(from))
+          .filter(isUnitCommand)
+          .map((l) => `${name}: ${l}`),
+      );
+      expect(all.filter(isUnitCommand), `${name}: every restart and stop exactly once`).to.deep.equal(
+        expected.filter(isUnitCommand),
+      );
+      expect(equalButOneIdempotentRepeat(all, expected), `${name}: ${all.join(', ')}`).to.equal(true);
+      expect(snapshotTree(root), name).to.deep.equal(expectedTree);
     };
 
-    const ks = expected.map((_, i) => i + 1);
-    for (let i = 0; i < ks.length; i += 2) await Promise.all(ks.slice(i, i + 2).map(runK));
+    const runs = calls.flatMap((_, i) => [
+      [i + 1, 'after'],
+      [i + 1, 'before'],
+    ]) as [number, 'after' | 'before'][];
+    for (let i = 0; i < runs.length; i += 2)
+      await Promise.all(runs.slice(i, i + 2).map(([k, w]) => runK(k, w)));
+    expect(repeatedCommands, 'restarts and stops repeated over every kill point').to.deep.equal([]);
   });
 });

@@ -153,14 +153,15 @@ describe('node-agent CLI', function () {
       expect(snapshotTree(root)).to.deep.equal({});
     });
 
-    it('exits 1 when applying fails, keeping the progress for the next attempt', async () => {
+    it('exits 1 when an image cannot be had, before writing anything', async () => {
       const osc = oscV1();
       osc.spec.files![1]!.content.imageRef!.image = 'missing-image';
+      const before = snapshotTree(root);
       const { code, stderr } = await apply(file('osc.yaml', yamlOf(osc)));
       expect(code).to.equal(1);
-      expect(stderr).to.contain('write-file /third/file');
-      expect(existsSync(join(root, PATH.nodeAgentBaseDir, 'apply-progress.yaml'))).to.equal(true);
-      expect(existsSync(join(root, PATH.lastAppliedOsc))).to.equal(false);
+      expect(stderr).to.contain('missing-image');
+      expect(existsSync(join(root, PATH.nodeAgentBaseDir, 'apply-progress.yaml'))).to.equal(false);
+      expect(snapshotTree(root)).to.deep.equal(before);
     });
   });
 

@@ -101,6 +101,18 @@ describe('node-agent registry: ctr extractor (stub ctr on PATH)', function () {
     expect(calls()).to.have.length(2);
   });
 
+  it('a pull in progress stops when the signal aborts', async () => {
+    const abort = new AbortController();
+    const started = Date.now();
+    setTimeout(() => abort.abort(new Error('cancelled')), 200);
+    const error = await extractor({ STUB_PULL_HANG: '1' }, { attempts: 3, pullTimeoutMs: 60_000 })
+      .copyFromImage('img', '/kubelet', join(root, 'k'), 0o600, abort.signal)
+      .catch((e) => e);
+    expect((error as Error).message).to.equal('cancelled');
+    expect(Date.now() - started).to.be.below(5_000);
+    expect(calls()).to.have.length(1);
+  });
+
   it('unmounts after a failed copy and reports the missing file', async () => {
     const error = await extractor()
       .copyFromImage('img', '/no-such-file', join(root, 'k'), 0o600)

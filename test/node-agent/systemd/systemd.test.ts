@@ -37,6 +37,31 @@ describe('node-agent systemd', () => {
     expect(parseRecording(readFileSync(file, 'utf8')).at(-1)).to.deep.equal({ op: 'daemon-reload' });
   });
 
+  it('the recorders answer unitStatus as systemd would after the recorded calls', async () => {
+    const file = join(tempDir(), 'ops.jsonl');
+    const first = new RecordingSystemd(file);
+    expect((await first.unitStatus('a.service')).invocationId).to.equal('');
+    await first.restart('a.service');
+    const started = await first.unitStatus('a.service');
+    expect(started.activeState).to.equal('active');
+    expect(started.invocationId).to.match(/^[0-9a-f]{32}$/);
+    // another process reading the same recording sees the same state
+    const second = new RecordingSystemd(file);
+    expect(await second.unitStatus('a.service')).to.deep.equal(started);
+    await second.restart('a.service');
+    const again = await second.unitStatus('a.service');
+    expect(again.invocationId).to.not.equal(started.invocationId);
+    expect(again.inactiveExitTimestampMonotonic).to.be.above(started.inactiveExitTimestampMonotonic);
+    await second.stop('a.service');
+    const stopped = await second.unitStatus('a.service');
+    expect(stopped.activeState).to.equal('inactive');
+    expect(stopped.inactiveEnterTimestampMonotonic).to.be.above(again.inactiveEnterTimestampMonotonic);
+    // a failed call of the in-memory systemd has no effect
+    const memory = new MemorySystemd((op) => (op.op === 'restart' ? new Error('no') : undefined));
+    await memory.restart('b.service').catch(() => undefined);
+    expect((await memory.unitStatus('b.service')).invocationId).to.equal('');
+  });
+
   it('the in-memory recorder records and can fail a chosen call', async () => {
     const systemd = new MemorySystemd((op) =>
       'unit' in op && op.unit === 'bad' ? new Error('nope') : undefined,
@@ -117,6 +142,43 @@ describe('node-agent systemd', () => {
         'Systemd operation is blocking for more than 0.3s, aborting and continuing anyways',
       );
       expect(lines.join('')).to.contain('slow.service');
+    });
+
+    it("reads a unit's state with systemctl show, as systemd prints it", async () => {
+      const shown = [
+        'LoadState=loaded',
+        'ActiveState=active',
+        'SubState=running',
+        'InvocationID=0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+        'ActiveEnterTimestampMonotonic=8123456',
+        'InactiveEnterTimestampMonotonic=0',
+        'InactiveExitTimestampMonotonic=8000001',
+      ].join('\n');
+      const status = await systemctl({ STUB_STDOUT: shown }).unitStatus('kubelet.service');
+      expect(calls()).to.deep.equal([
+        [
+          '--no-ask-password',
+          'show',
+          '--property=LoadState,ActiveState,SubState,InvocationID,ActiveEnterTimestampMonotonic,InactiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic',
+          '--',
+          'kubelet.service',
+        ],
+      ]);
+      expect(status).to.deep.equal({
+        loadState: 'loaded',
+        activeState: 'active',
+        subState: 'running',
+        invocationId: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+        activeEnterTimestampMonotonic: 8123456,
+        inactiveEnterTimestampMonotonic: 0,
+        inactiveExitTimestampMonotonic: 8000001,
+      });
+      const failed = await systemctl({ STUB_EXIT: '1', STUB_STDERR: 'Failed to connect to bus' })
+        .unitStatus('kubelet.service')
+        .catch((e) => e);
+      expect((failed as Error).message).to.equal(
+        'unable to read unit kubelet.service: exit code 1: Failed to connect to bus',
+      );
     });
 
     it('a hanging daemon-reload is an error, not a wait forever', async () => {

@@ -1,0 +1,70 @@
+/**
+ * Restart and stop exactly once, even across a crash. Before the call, what systemd says about
+ * the unit is recorded with the intent in the progress file; a run that finds the intent of an
+ * interrupted predecessor asks systemd again and skips the call if it already took effect
+ * (command-effect.ts). A call that failed (rather than being cut off) clears its intent, so it is
+ * retried as before. enable, disable and daemon-reload change no running unit and may repeat.
+ */
+import type { Logger } from '../../runtime/logging.js';
+import type { Systemd } from '../systemd/systemd.js';
+import { commandTookEffect, type UnitCommand } from './command-effect.js';
+import { type HostRoot, pathExists } from './host-root.js';
+import type { InFlightCommand } from './progress-file.js';
+import { type Step, stepId } from './steps.js';
+
+export interface CommandTarget {
+  readonly command: UnitCommand;
+  readonly unit: string;
+}
+
+/** The restart or stop a step asks for, or undefined for every other step. */
+export function commandOf(step: Step): CommandTarget | undefined {
+  if (step.op === 'restart') return { command: 'restart', unit: step.unit };
+  if (step.op === 'stop' || step.op === 'stop-removed-unit') return { command: 'stop', unit: step.unit };
+  return undefined;
+}
+
+/** Whether the step calls systemd at all now (a restart of an absent OS unit, a stop of a gone one, do not). */
+async function callsSystemd(step: Step, host: HostRoot): Promise<boolean> {
+  if (step.op === 'restart' && step.ifUnitExists) return host.unitExists(step.unit);
+  if (step.op === 'stop-removed-unit') return pathExists(host.unitFile(step.unit));
+  return true;
+}
+
+export interface CommandJournal {
+  /** The intent an interrupted run left behind, if any. */
+  readonly interrupted: InFlightCommand | undefined;
+  /** Persists the intent (or clears it with undefined) before the call is made. */
+  record(intent: InFlightCommand | undefined): Promise<void>;
+}
+
+export type CommandOutcome = 'ran' | 'already-done' | 'not-needed';
+
+export async function runCommandOnce(
+  step: Step,
+  target: CommandTarget,
+  o: { host: HostRoot; systemd: Systemd; journal: CommandJournal; logger: Logger; call: () => Promise<void> },
+): Promise<CommandOutcome> {
+  const id = stepId(step);
+  if (!(await callsSystemd(step, o.host))) return 'not-needed';
+  const interrupted = o.journal.interrupted?.step === id ? o.journal.interrupted : undefined;
+  if (interrupted) {
+    const now = await o.systemd.unitStatus(target.unit);
+    if (commandTookEffect(target.command, interrupted.before, now)) {
+      o.logger.info(
+        { unit: target.unit, command: target.command, invocationId: now.invocationId },
+        'Unit command took effect before the agent was interrupted, not repeating it',
+      );
+      return 'already-done';
+    }
+  }
+  const before = await o.systemd.unitStatus(target.unit);
+  await o.journal.record({ step: id, unit: target.unit, before });
+  try {
+    await o.call();
+  } catch (e) {
+    await o.journal.record(undefined);
+    throw e;
+  }
+  return 'ran';
+}

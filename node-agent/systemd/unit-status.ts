@@ -1,0 +1,53 @@
+/**
+ * What systemd itself says about a unit, as `systemctl show` prints it: enough to tell, after a
+ * crash, whether a restart or stop the agent asked for already happened. A restart gives the unit
+ * a new `InvocationID` and moves `InactiveExitTimestampMonotonic` (it left the inactive state);
+ * a stop moves `InactiveEnterTimestampMonotonic`. Timestamps are microseconds of CLOCK_MONOTONIC,
+ * 0 when the transition never happened since boot.
+ */
+export interface UnitStatus {
+  /** loaded, not-found, masked, ... */
+  readonly loadState: string;
+  /** active, inactive, failed, activating, deactivating, reloading */
+  readonly activeState: string;
+  readonly subState: string;
+  /** 32 hex digits, a new one for every start; '' when the unit never started since boot. */
+  readonly invocationId: string;
+  readonly activeEnterTimestampMonotonic: number;
+  readonly inactiveEnterTimestampMonotonic: number;
+  readonly inactiveExitTimestampMonotonic: number;
+}
+
+/** The properties read, in `systemctl show --property=` spelling. */
+export const UNIT_STATUS_PROPERTIES = [
+  'LoadState',
+  'ActiveState',
+  'SubState',
+  'InvocationID',
+  'ActiveEnterTimestampMonotonic',
+  'InactiveEnterTimestampMonotonic',
+  'InactiveExitTimestampMonotonic',
+] as const;
+
+/** Parses `Key=Value` lines of `systemctl show`; a property systemd did not print is empty or 0. */
+export function parseUnitStatus(text: string): UnitStatus {
+  const values = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1).trim());
+  }
+  const text_ = (key: string) => values.get(key) ?? '';
+  const number = (key: string) => {
+    const n = Number(values.get(key) ?? '0');
+    return Number.isFinite(n) ? n : 0;
+  };
+  return {
+    loadState: text_('LoadState'),
+    activeState: text_('ActiveState'),
+    subState: text_('SubState'),
+    invocationId: text_('InvocationID'),
+    activeEnterTimestampMonotonic: number('ActiveEnterTimestampMonotonic'),
+    inactiveEnterTimestampMonotonic: number('InactiveEnterTimestampMonotonic'),
+    inactiveExitTimestampMonotonic: number('InactiveExitTimestampMonotonic'),
+  };
+}

@@ -85,6 +85,8 @@ interface Target {
   readonly absolute: string;
   readonly field: string;
   readonly write: boolean;
+  /** A removal that takes everything below the path with it. */
+  readonly recursive?: boolean;
 }
 
 function targets(o: PrepareOptions): Target[] {
@@ -121,8 +123,14 @@ function targets(o: PrepareOptions): Target[] {
           { absolute: host.dropInFile(step.unit, step.dropIn), field: `unit ${step.unit}`, write: false },
         ];
       case 'remove-drop-in-dir':
+        return [
+          { absolute: host.dropInDir(step.unit), field: `unit ${step.unit}`, write: false, recursive: true },
+        ];
       case 'remove-drop-in-dir-if-empty':
-        return [{ absolute: host.dropInDir(step.unit), field: `unit ${step.unit}`, write: false }];
+        // removes nothing that was written: a directory with a file in it is not empty
+        return [
+          { absolute: host.dropInDir(step.unit), field: `unit ${step.unit}`, write: false, recursive: false },
+        ];
       case 'delete-unit-file':
         return [{ absolute: host.unitFile(step.unit), field: `unit ${step.unit}`, write: false }];
       default:
@@ -131,9 +139,28 @@ function targets(o: PrepareOptions): Target[] {
   });
 }
 
-async function treeProblems(o: PrepareOptions): Promise<FieldError[]> {
+/** Writes that a later step of the same plan removes again (the unit removed with its directory). */
+function removedAgain(all: readonly Target[], host: HostRoot): FieldError[] {
   const errors: FieldError[] = [];
-  for (const t of targets(o)) {
+  all.forEach((removal, i) => {
+    if (removal.write || removal.recursive === false) return;
+    for (const write of all.slice(0, i)) {
+      const below = removal.recursive && write.absolute.startsWith(`${removal.absolute}/`);
+      if (write.write && (write.absolute === removal.absolute || below))
+        errors.push({
+          type: 'Invalid',
+          field: write.field,
+          detail: `${host.hostPathOf(write.absolute)} would be removed again by this apply (${removal.field} goes)`,
+        });
+    }
+  });
+  return errors;
+}
+
+async function treeProblems(o: PrepareOptions): Promise<FieldError[]> {
+  const all = targets(o);
+  const errors = removedAgain(all, o.host);
+  for (const t of all) {
     const outside = await o.host.containmentProblem(t.absolute);
     if (outside) {
       errors.push({ type: 'Forbidden', field: t.field, detail: outside });

@@ -432,6 +432,20 @@ describe('node-agent applier: applyOsc', () => {
       expect(snapshotTree(outside)).to.deep.equal({});
     });
 
+    it('rejects a write that a removal of the same apply would undo (found by fuzzing)', async () => {
+      const previous = one('/aaa', 'first');
+      previous.spec.units = [{ name: 'a.service', content: '[Unit]\n' }];
+      await applyTo(root, previous, images);
+      const next = one('/aaa', 'first');
+      next.spec.units = [{ name: 'a.service.d', content: '[Unit]\n' }];
+      const before = snapshotTree(root);
+      const error = await applyTo(root, next, images).catch((e) => e);
+      expect((error as Error).message).to.contain(
+        'spec.units[0].name: Invalid value: /etc/systemd/system/a.service.d would be removed again by this apply (unit a.service goes)',
+      );
+      expect(snapshotTree(root)).to.deep.equal(before);
+    });
+
     it('finds a file where a directory must be before writing anything', async () => {
       writeFileSync(join(root, 'etc'), 'a file');
       const osc = one('/aaa', 'first');

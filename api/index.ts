@@ -24,6 +24,8 @@ export * from './scripts/format-kubelet-data-volume.js';
 export * from './semver.js';
 export * from './time.js';
 export * from './validation/field-error.js';
+export * from './validation/label-validation.js';
+export * from './validation/shoot-validation.js';
 export * from './well-known/annotations.js';
 export * from './well-known/labels.js';
 export * from './well-known/names.js';

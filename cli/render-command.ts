@@ -17,6 +17,7 @@ import {
   isSupportedKubernetesVersion,
   parseRfc3339,
   parseYaml,
+  shootNodeProblems,
   stringifyYaml,
   tryParseSemVer,
   unsupportedKubernetesVersionMessage,
@@ -109,8 +110,12 @@ export function render(options: RenderOptions): RenderResult {
   const valuesFile = options.values ?? (options.cluster ? undefined : join(EXAMPLES, 'values.yaml'));
   const decoded = decodeCluster(readYamlFile(clusterFile, 'cluster'));
   if (!decoded.ok) throw new InputError(`cluster ${clusterFile}`, decoded.errors);
-  const versionErrors = checkVersions(decoded.value);
-  if (versionErrors.length > 0) throw new InputError(`cluster ${clusterFile}`, versionErrors);
+  // what Gardener's Shoot validation and the rendered objects would reject, before rendering
+  const shootErrors = [
+    ...checkVersions(decoded.value),
+    ...shootNodeProblems(decoded.value.shoot, 'spec.shoot'),
+  ];
+  if (shootErrors.length > 0) throw new InputError(`cluster ${clusterFile}`, shootErrors);
   let values: RenderValues = {};
   if (valuesFile) {
     const parsed = RenderValuesSchema.safeParse(readYamlFile(valuesFile, 'values'));

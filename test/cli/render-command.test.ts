@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parseYaml, stringifyYaml } from '../../api/index.js';
+import { UsageError } from '../../cli/exit-codes.js';
 import { DEFAULT_NOW, parseFeatureGates, render } from '../../cli/render-command.js';
 import { expectGolden } from '../golden.js';
 
@@ -111,6 +112,86 @@ describe('gardener-osc render', function () {
     expect(r.code).to.equal(2);
     expect(r.stderr).to.contain('failed finding data volume for kubelet in worker with name "cpu-worker"');
     expect((await osc('render', '--feature-gates', 'Nope=true')).code).to.equal(2);
+  });
+
+  describe("rejects what Gardener's Shoot validation or the rendered objects would, naming the field", () => {
+    type Fields = Record<string, unknown>;
+    type Mutable = {
+      spec: { shoot: { spec: { kubernetes: Fields; provider: { workers: (Fields & { name: string })[] } } } };
+    };
+    const w = (c: Mutable, i = 0) => c.spec.shoot.spec.provider.workers[i]!;
+    const cases: [string, (c: Mutable) => void, string][] = [
+      [
+        'a 70-character pool name',
+        (c) => (w(c).name = 'p'.repeat(70)),
+        'spec.shoot.spec.provider.workers[0].name: Invalid value: "pppp',
+      ],
+      [
+        'a pool name longer than 15',
+        (c) => (w(c).name = 'a-long-pool-name'),
+        'may not be more than 15 bytes',
+      ],
+      [
+        'an upper-case pool name',
+        (c) => (w(c).name = 'Cpu_Worker'),
+        'workers[0].name: Invalid value: "Cpu_Worker": a lowercase RFC 1123 label',
+      ],
+      ['a non-ASCII pool name', (c) => (w(c).name = 'wörker'), 'workers[0].name: Invalid value: "wörker"'],
+      ['duplicate pool names', (c) => (w(c, 1).name = w(c, 0).name), 'workers[1].name: Duplicate value'],
+      [
+        'minimum above maximum',
+        (c) => Object.assign(w(c), { minimum: 5, maximum: 2 }),
+        'workers[0].maximum: Forbidden: maximum value must not be less than minimum value',
+      ],
+      [
+        'a negative maxPods',
+        (c) => (w(c).kubernetes = { ...(w(c).kubernetes as Fields), kubelet: { maxPods: -1 } }),
+        'workers[0].kubernetes.kubelet.maxPods: Invalid value: -1',
+      ],
+      [
+        'a negative maxPods of the shoot',
+        (c) => (c.spec.shoot.spec.kubernetes.kubelet = { maxPods: -3 }),
+        'spec.shoot.spec.kubernetes.kubelet.maxPods',
+      ],
+      [
+        'an invalid taint effect',
+        (c) => (w(c).taints = [{ key: 'k', value: 'v', effect: 'NoWay' }]),
+        'workers[0].taints[0].effect: Unsupported value: "NoWay"',
+      ],
+      [
+        'an invalid label value',
+        (c) => (w(c).labels = { ok: 'not ok!' }),
+        'workers[0].labels: Invalid value: "not ok!"',
+      ],
+      [
+        'a sysctl value with a newline',
+        (c) => (w(c).sysctls = { 'net.a': '1\nnet.b = 2' }),
+        'workers[0].sysctls[net.a]: Invalid value',
+      ],
+    ];
+    for (const [what, mutate, message] of cases) {
+      it(what, () => {
+        const cluster = parseYaml(readFileSync(EXAMPLE, 'utf8')) as Mutable;
+        mutate(cluster);
+        const file = join(dir, 'cluster.yaml');
+        writeFileSync(file, stringifyYaml(cluster));
+        expect(() => render({ target: 'seed', now: DEFAULT_NOW, cluster: file }))
+          .to.throw(UsageError)
+          .with.property('message')
+          .that.contains(message);
+      });
+    }
+
+    it('a sysctl with a newline exits 2 without a stack trace', async () => {
+      const cluster = parseYaml(readFileSync(EXAMPLE, 'utf8')) as Mutable;
+      w(cluster).sysctls = { 'net.a': '1\nnet.b = 2' };
+      const file = join(dir, 'cluster.yaml');
+      writeFileSync(file, stringifyYaml(cluster));
+      const r = await osc('render', '--cluster', file);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.contain('spec.shoot.spec.provider.workers[0].sysctls[net.a]');
+      expect(r.stderr).to.not.contain('    at ');
+    });
   });
 
   it('--output writes one file per object', async () => {

@@ -14,6 +14,7 @@ import { ApplyError } from '../../../node-agent/applier/apply-osc.js';
 import { HostRoot } from '../../../node-agent/applier/host-root.js';
 import { decodeLastApplied } from '../../../node-agent/applier/last-applied.js';
 import { PROGRESS_FILE, readProgress } from '../../../node-agent/applier/progress-file.js';
+import { CtrImageExtractor } from '../../../node-agent/registry/ctr-extractor.js';
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
 import { fileAt, snapshotTree, useTempDirs } from '../support/harness.js';
@@ -474,6 +475,15 @@ describe('node-agent applier: applyOsc', () => {
       expect((error as Error).message).to.contain(
         'spec.files[0].path: Invalid value: /etc/f exists on this node and is not a regular file',
       );
+      expect(snapshotTree(root)).to.deep.equal(before);
+    });
+
+    it('without ctr on the node, fails before writing anything', async () => {
+      const before = snapshotTree(root);
+      const error = await applyTo(root, oscV1(), images, {
+        images: new CtrImageExtractor({ root, ctr: join(root, 'no-such-ctr'), attempts: 1 }),
+      }).catch((e) => e);
+      expect((error as NodeJS.ErrnoException).code).to.equal('ENOENT');
       expect(snapshotTree(root)).to.deep.equal(before);
     });
 

@@ -75,7 +75,9 @@ export class HostRoot {
   async containmentProblem(absolute: string): Promise<string | undefined> {
     if (this.root === sep) return undefined;
     const existing = await this.nearestExisting(absolute);
-    const [real, realRoot] = await Promise.all([realpath(existing), realpath(this.root)]);
+    const real = await realpath(existing).catch(() => undefined);
+    if (real === undefined) return `${this.hostPathOf(existing)} is a symlink that leads nowhere`;
+    const realRoot = await realpath(this.root);
     const rel = relative(realRoot, real);
     if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
       return `${this.hostPathOf(absolute)} resolves outside the root ${this.root} (through a symlink)`;

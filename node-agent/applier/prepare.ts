@@ -168,7 +168,7 @@ async function treeProblems(o: PrepareOptions): Promise<FieldError[]> {
     }
     if (!t.write) continue;
     const parent = await o.host.nearestExisting(t.absolute);
-    if (!(await stat(parent)).isDirectory())
+    if (!(await statOrUndefined(parent))?.isDirectory())
       errors.push({
         type: 'Invalid',
         field: t.field,

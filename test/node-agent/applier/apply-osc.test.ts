@@ -447,6 +447,18 @@ describe('node-agent applier: applyOsc', () => {
       expect(snapshotTree(root)).to.deep.equal(before);
     });
 
+    it('finds a dangling symlink where a directory must be before writing anything', async () => {
+      symlinkSync(join(root, 'nowhere'), join(root, 'etc'));
+      const osc = one('/etc/sub/f', 'x');
+      const before = snapshotTree(root);
+      const error = await applyTo(root, osc, images).catch((e) => e);
+      expect(error).to.be.instanceOf(ValidationError);
+      expect((error as Error).message).to.contain(
+        'spec.files[0].path: Forbidden: /etc is a symlink that leads nowhere',
+      );
+      expect(snapshotTree(root)).to.deep.equal(before);
+    });
+
     it('finds a file where a directory must be before writing anything', async () => {
       writeFileSync(join(root, 'etc'), 'a file');
       const osc = one('/aaa', 'first');

@@ -48,20 +48,53 @@ export function formatFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `  - ${formatFieldError(e)}`).join('\n');
 }
 
+/** The type zod found, from the input when it reports it, else from its message. */
+function receivedType(issue: z.core.$ZodIssue): string | undefined {
+  if ('input' in issue) {
+    const input = issue.input;
+    return input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input;
+  }
+  return /received (\w+)/.exec(issue.message)?.[1];
+}
+
+/**
+ * `expected number, got string` for a wrong type (and for a union of types, `expected string or
+ * number, got boolean`), rather than zod's "Invalid input", so a quoted number reads as what it is.
+ */
+function typeMismatch(issue: z.core.$ZodIssue): { expected: string; received: string } | undefined {
+  if (issue.code === 'invalid_type') {
+    const received = receivedType(issue);
+    return received === undefined ? undefined : { expected: issue.expected, received };
+  }
+  if (issue.code !== 'invalid_union') return undefined;
+  const branches = issue.errors.map((branch) => branch[0]);
+  if (!branches.every((b) => b?.code === 'invalid_type' && b.path.length === 0)) return undefined;
+  const received = receivedType(issue) ?? receivedType(branches[0]!);
+  if (received === undefined) return undefined;
+  const expected = [...new Set(branches.map((b) => (b as { expected: string }).expected))].join(' or ');
+  return { expected, received };
+}
+
 export function fieldErrorsFromZod(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
   return error.issues.map((issue) => {
     const field = formatFieldPath([...prefix, ...issue.path]);
-    if (issue.code === 'invalid_type' && issue.input === undefined) {
-      return { type: 'Required', field, detail: issue.message };
+    const mismatch = typeMismatch(issue);
+    if (mismatch?.received === 'undefined') {
+      return { type: 'Required', field, detail: `expected ${mismatch.expected}` };
+    }
+    if (mismatch) {
+      return {
+        type: 'TypeInvalid',
+        field,
+        ...('input' in issue ? { value: issue.input } : {}),
+        detail: `expected ${mismatch.expected}, got ${mismatch.received}`,
+      };
     }
     if (issue.code === 'unrecognized_keys') {
       return { type: 'Forbidden', field, detail: issue.message };
     }
     if (issue.code === 'invalid_value') {
       return { type: 'NotSupported', field, detail: issue.message };
-    }
-    if (issue.code === 'invalid_type') {
-      return { type: 'TypeInvalid', field, detail: issue.message };
     }
     return { type: 'Invalid', field, detail: issue.message };
   });

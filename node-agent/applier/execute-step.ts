@@ -3,6 +3,7 @@ import { lstat, readFile, rm, rmdir } from 'node:fs/promises';
 import type { Logger } from '../../runtime/logging.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { copyFileAtomic } from '../fs/copy-file.js';
+import { fileModeOf } from '../planner/file-mode.js';
 import type { Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
@@ -13,8 +14,6 @@ import type { Step } from './steps.js';
 
 /** Unit files and drop-ins are the agent's and root's alone (§7.7). */
 export const UNIT_FILE_MODE = 0o600;
-/** An OSC file without `permissions` (§7.6). */
-export const DEFAULT_FILE_MODE = 0o600;
 export interface StepContext {
   readonly host: HostRoot;
   readonly plan: Plan;
@@ -34,7 +33,7 @@ async function writeFileStep(ctx: StepContext, path: string): Promise<void> {
   const file = ctx.plan.files.write.find((f) => f.path === path);
   if (!file) throw missing(`file ${path}`);
   const destination = ctx.host.path(path);
-  const mode = file.permissions ?? DEFAULT_FILE_MODE;
+  const mode = fileModeOf(file);
   await ctx.host.prepareParent(destination);
   const { inline, imageRef } = file.content;
   if (inline) {

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { stringifyYaml } from '../../api/index.js';
+import { logLevelOption } from '../../runtime/cli/help.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
 import { CtrImageExtractor } from '../registry/ctr-extractor.js';
@@ -74,15 +75,15 @@ export function addApplyCommand(program: Command, io: CliIo): void {
   program
     .command('apply')
     .description('apply an osc.yaml to a root directory; resumes an interrupted apply of the same file')
-    .requiredOption('--osc <file>', 'the osc.yaml to apply')
+    .requiredOption('--osc <file>', 'the osc.yaml to apply ("-": standard input)')
     .requiredOption('--root <dir>', 'the host root every path resolves under (/ on a node)')
     .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
-    .addOption(new Option('--log-level <level>').choices(['debug', 'info', 'error']).default('info'))
+    .addOption(logLevelOption('info'))
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
     .action(async (flags: ApplyFlags) => {
       const root = checkedRoot(flags.root, io.env);
-      const oscText = readText('--osc', flags.osc);
+      const oscText = readText('--osc', flags.osc, io.readStdin);
       const logger = createLogger({
         name: 'gardener-node-agent',
         level: flags.logLevel,

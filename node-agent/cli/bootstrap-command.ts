@@ -25,6 +25,8 @@ interface BootstrapFlags {
   readonly root: string;
   readonly systemd?: string;
   readonly disk?: string;
+  /** `--log-level`: overrides the config's logLevel. */
+  readonly logLevel?: LogLevel;
 }
 
 function diskFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Disk {
@@ -53,7 +55,7 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
     .action(async (flags: BootstrapFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const configFile = flags.config ?? join(root, PATH.nodeAgentConfig);
-      const loaded = loadNodeAgentConfiguration(readText('--config', configFile));
+      const loaded = loadNodeAgentConfiguration(readText('--config', configFile, io.readStdin));
       if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${configFile}`, loaded.errors);
       const config = loaded.value;
       const size = config.bootstrap?.kubeletDataVolumeSize;
@@ -69,7 +71,7 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
       }
       const logger = createLogger({
         name: 'gardener-node-agent',
-        level: (config.logLevel || 'info') as LogLevel,
+        level: flags.logLevel ?? ((config.logLevel || 'info') as LogLevel),
         format: (config.logFormat || 'json') as LogFormat,
         destination: io.stderr,
       });

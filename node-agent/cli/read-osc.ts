@@ -1,18 +1,21 @@
 /** Reading an osc.yaml given on the command line; anything wrong with it is a usage error (exit 2). */
-import { readFileSync } from 'node:fs';
 import {
   decodeOperatingSystemConfig,
   formatFieldErrors,
   type OperatingSystemConfig,
 } from '../../api/index.js';
+import { inputName, readInputFile, readProcessStdin } from '../../runtime/cli/input-file.js';
+import { isSystemError, systemErrorReason } from '../../runtime/cli/system-error.js';
 import { oscContentProblems } from '../applier/validate-osc.js';
 import { UsageError } from './exit-codes.js';
 
-export function readText(option: string, file: string): string {
+/** The text of a file named by `option`; `-` is standard input. */
+export function readText(option: string, file: string, readStdin: () => string = readProcessStdin): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readInputFile(file, readStdin);
   } catch (e) {
-    throw new UsageError(`cannot read ${option} ${file}: ${(e as Error).message}`);
+    const why = isSystemError(e) ? systemErrorReason(e) : (e as Error).message;
+    throw new UsageError(`cannot read ${option} ${inputName(file)}: ${why}`);
   }
 }
 
@@ -21,13 +24,17 @@ export function decodeOscText(option: string, file: string, text: string): Opera
   const errors = decoded.ok ? oscContentProblems(decoded.value) : decoded.errors;
   if (!decoded.ok || errors.length > 0) {
     throw new UsageError(
-      `${option} ${file} is not a valid OperatingSystemConfig:\n${formatFieldErrors(errors)}`,
+      `${option} ${inputName(file)} is not a valid OperatingSystemConfig:\n${formatFieldErrors(errors)}`,
     );
   }
   return decoded.value;
 }
 
-export function readOsc(option: string, file: string): { text: string; osc: OperatingSystemConfig } {
-  const text = readText(option, file);
+export function readOsc(
+  option: string,
+  file: string,
+  readStdin?: () => string,
+): { text: string; osc: OperatingSystemConfig } {
+  const text = readText(option, file, readStdin);
   return { text, osc: decodeOscText(option, file, text) };
 }

@@ -10,6 +10,7 @@ import {
   PATH,
   ValidationError,
 } from '../../api/index.js';
+import { stdinConflict } from '../../runtime/cli/input-file.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
@@ -34,6 +35,8 @@ interface RunFlags {
   readonly healthCheck: boolean;
   readonly apiServer?: string;
   readonly caFile?: string;
+  /** `--log-level`: overrides the config's logLevel. */
+  readonly logLevel?: LogLevel;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -79,6 +82,7 @@ export function withApiServerOverrides(
   config: NodeAgentConfiguration,
   flags: Pick<RunFlags, 'apiServer' | 'caFile'>,
   env: NodeJS.ProcessEnv,
+  readStdin?: () => string,
 ): NodeAgentConfiguration {
   if (flags.apiServer === undefined && flags.caFile === undefined) return config;
   const kubeconfig = env.KUBECONFIG || config.clientConnection.kubeconfig;
@@ -101,7 +105,7 @@ export function withApiServerOverrides(
     apiServer.server = flags.apiServer.replace(/\/$/, '');
   }
   if (flags.caFile !== undefined) {
-    const pem = readText('--ca-file', flags.caFile);
+    const pem = readText('--ca-file', flags.caFile, readStdin);
     if (!pem.includes('-----BEGIN CERTIFICATE-----'))
       throw new UsageError(`--ca-file ${flags.caFile} holds no PEM certificate`);
     apiServer.caBundle = Buffer.from(pem).toString('base64');
@@ -115,12 +119,14 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     kubeletHealthzUrl: kubeletHealthzUrl(flags),
     containerdCheck: containerdCheck(flags, io.env),
   };
-  const loaded = loadNodeAgentConfiguration(readText('--config', flags.config));
+  const conflict = stdinConflict({ '--config': flags.config, '--ca-file': flags.caFile });
+  if (conflict) throw new UsageError(conflict);
+  const loaded = loadNodeAgentConfiguration(readText('--config', flags.config, io.readStdin));
   if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
-  const config = withApiServerOverrides(loaded.value, flags, io.env);
+  const config = withApiServerOverrides(loaded.value, flags, io.env, io.readStdin);
   const log = createLogger({
     name: 'gardener-node-agent',
-    level: config.logLevel as LogLevel,
+    level: flags.logLevel ?? (config.logLevel as LogLevel),
     format: config.logFormat as LogFormat,
   });
   log.info(
@@ -159,7 +165,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .description('run the node agent (the default command)')
     // as the default command, run receives any unknown command word: name it instead of "too many arguments"
     .argument('[command]')
-    .option('--config <file>', 'the NodeAgentConfiguration', PATH.nodeAgentConfig)
+    .option('--config <file>', 'the NodeAgentConfiguration ("-": standard input)', PATH.nodeAgentConfig)
     .option('--root <dir>', 'the host root every path resolves under', '/')
     .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')

@@ -30,20 +30,22 @@ describe('node-agent CLI', function () {
   });
 
   describe('plan', () => {
-    it('prints the plan from --previous to --next as YAML', async () => {
+    it('-o raw prints the Plan from --previous to --next as the applier persists it', async () => {
       const { code, stdout } = await runCli([
         'plan',
         '--previous',
         file('a.yaml', yamlOf(oscV1())),
         '--next',
         file('b.yaml', yamlOf(oscV2())),
+        '-o',
+        'raw',
       ]);
       expect(code).to.equal(0);
       expect(stdout).to.equal(stringifyYaml(computePlan(oscV1(), oscV2())));
     });
 
     it('without --previous plans a first apply', async () => {
-      const { code, stdout } = await runCli(['plan', '--next', file('b.yaml', yamlOf(oscV1()))]);
+      const { code, stdout } = await runCli(['plan', '--next', file('b.yaml', yamlOf(oscV1())), '-o', 'raw']);
       expect(code).to.equal(0);
       expect(parseYaml(stdout)).to.deep.equal(JSON.parse(JSON.stringify(computePlan(undefined, oscV1()))));
     });
@@ -57,11 +59,16 @@ describe('node-agent CLI', function () {
       expect(stderr).to.contain('must be an absolute path');
     });
 
-    it('exits 2 when --next is missing or unreadable', async () => {
+    it('exits 2 when --next is missing or unreadable, in one line naming the errno', async () => {
       expect((await runCli(['plan'])).code).to.equal(2);
       const { code, stderr } = await runCli(['plan', '--next', join(dir, 'nope.yaml')]);
       expect(code).to.equal(2);
-      expect(stderr).to.contain('cannot read --next');
+      expect(stderr).to.equal(
+        `gardener-node-agent: cannot read --next ${join(dir, 'nope.yaml')}: no such file or directory (ENOENT)\n`,
+      );
+      const directory = await runCli(['plan', '--next', dir]);
+      expect(directory.code).to.equal(2);
+      expect(directory.stderr).to.contain('illegal operation on a directory (EISDIR)');
     });
   });
 
@@ -223,7 +230,7 @@ describe('node-agent CLI', function () {
   });
 
   it('runs as a program (npx tsx node-agent/cli/main.ts) with the right exit codes', async () => {
-    const ok = await spawnCli(['plan', '--next', file('b.yaml', yamlOf(oscV1()))]);
+    const ok = await spawnCli(['plan', '--next', file('b.yaml', yamlOf(oscV1())), '-o', 'raw']);
     expect(ok.code).to.equal(0);
     expect(ok.stdout).to.contain('daemonReload: true');
     expect((await spawnCli(['apply', '--osc', 'x'])).code).to.equal(2);

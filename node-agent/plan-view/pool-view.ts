@@ -1,0 +1,83 @@
+/**
+ * The readable plan of one worker pool (or one node): the node agent's own Plan from the previous
+ * to the next `osc.yaml`, with the reason for every unit action and every file change decoded.
+ */
+import { LABEL, type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { computePlan } from '../planner/compute-plan.js';
+import { explainPlan } from '../planner/explain.js';
+import { isEmptyPlan } from '../planner/plan.js';
+import { fileViews } from './file-views.js';
+import { summaryLine } from './summary.js';
+import type { FileView, PoolView, ReasonView, UnitView } from './view.js';
+
+function definedFields<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** An `osc.yaml` as read: its exact text (for the checksum) and the decoded object. */
+export interface OscDocument {
+  readonly text: string;
+  readonly osc: OperatingSystemConfig;
+  /** The OSC secret it came from, when known. */
+  readonly secretName?: string;
+}
+
+function withSummaries(reasons: readonly ReasonView[], files: ReadonlyMap<string, FileView>): ReasonView[] {
+  return reasons.map((r) => {
+    const file = r.kind === 'file' ? files.get(r.path) : undefined;
+    return file ? { ...r, summary: file.summary } : r;
+  });
+}
+
+/** The name a plan of a single OSC goes by: its pool, else the OSC's name. */
+export function oscDisplayName(osc: OperatingSystemConfig): string {
+  return osc.metadata.labels?.[LABEL.workerPool] ?? osc.metadata.name ?? 'node';
+}
+
+export function poolView(name: string, previous: OscDocument | undefined, next: OscDocument): PoolView {
+  const plan = computePlan(previous?.osc, next.osc);
+  const files = fileViews(previous?.osc, plan);
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const units: UnitView[] = explainPlan(previous?.osc, next.osc, plan).map((u) => ({
+    name: u.name,
+    action: u.action,
+    reasons: withSummaries(u.reasons, byPath),
+  }));
+  const from = previous && sha256Hex(previous.text);
+  const to = sha256Hex(next.text);
+  const changed = from !== to;
+  const empty = isEmptyPlan(plan);
+  let summary = summaryLine(units, files);
+  if (!changed) summary = 'unchanged';
+  else if (empty) summary = 'new checksum, nothing to do on the nodes';
+  return {
+    name,
+    change: !previous ? 'added' : changed ? 'changed' : 'unchanged',
+    changed,
+    checksum: { ...(from ? { from } : {}), to },
+    ...(previous?.secretName || next.secretName
+      ? { secret: definedFields({ from: previous?.secretName, to: next.secretName }) }
+      : {}),
+    summary,
+    nodeAgentRestart: plan.mustRestartNodeAgent,
+    daemonReload: plan.daemonReload,
+    units,
+    files,
+  };
+}
+
+/** A pool that is gone: its OSC secret is deleted with it, and so are its machines. */
+export function removedPoolView(name: string, previous: OscDocument): PoolView {
+  return {
+    name,
+    change: 'removed',
+    changed: true,
+    checksum: { from: sha256Hex(previous.text) },
+    ...(previous.secretName ? { secret: { from: previous.secretName } } : {}),
+    summary: 'pool removed: its OSC secret goes, its machines are deleted (nothing is applied)',
+    nodeAgentRestart: false,
+    daemonReload: false,
+    units: [],
+    files: [],
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * The mode an OSC file is written with (node-side §7.6): its `permissions`, or 0600 without. One
+ * definition for the applier that writes the file and the plan that shows it, so both agree.
+ */
+import type { OscFile } from '../../api/index.js';
+
+/** An OSC file without `permissions`. */
+export const DEFAULT_FILE_MODE = 0o600;
+
+export function fileModeOf(file: Pick<OscFile, 'permissions'>): number {
+  return file.permissions ?? DEFAULT_FILE_MODE;
+}

@@ -3,7 +3,6 @@
  * SIGINT, then stops them (finishing the reconciles in flight, handing the leader lease over) and
  * exits 0. An invalid configuration exits 2 with every field error before anything starts.
  */
-import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { formatFieldErrors } from '../api/index.js';
@@ -12,13 +11,17 @@ import {
   parseControllerManagerConfiguration,
 } from '../controllers/manager/config.js';
 import { runControllerManager } from '../controllers/manager/run-manager.js';
+import { inputName } from '../runtime/cli/input-file.js';
 import { createLogger } from '../runtime/logging.js';
 import { UsageError } from './exit-codes.js';
+import { readInput } from './render-input.js';
 
 export interface ControllerManagerOptions {
   readonly config: string;
   readonly healthPort?: string;
   readonly metricsPort?: string;
+  /** `--log-level`: overrides the configuration's logLevel. */
+  readonly logLevel?: ControllerManagerConfiguration['logLevel'];
 }
 
 function port(flag: string, text: string | undefined): number | undefined {
@@ -28,15 +31,14 @@ function port(flag: string, text: string | undefined): number | undefined {
   return n;
 }
 
-export function loadControllerManagerConfiguration(path: string): ControllerManagerConfiguration {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read --config ${path}: ${(e as Error).message}`);
-  }
+export function loadControllerManagerConfiguration(
+  path: string,
+  readStdin?: () => string,
+): ControllerManagerConfiguration {
+  const text = readInput(path, '--config', readStdin);
   const result = parseControllerManagerConfiguration(text);
-  if (!result.ok) throw new UsageError(`invalid configuration ${path}:\n${formatFieldErrors(result.errors)}`);
+  if (!result.ok)
+    throw new UsageError(`invalid configuration ${inputName(path)}:\n${formatFieldErrors(result.errors)}`);
   return result.value;
 }
 
@@ -53,14 +55,17 @@ export function seedKubeConfig(config: ControllerManagerConfiguration): KubeConf
   return kc;
 }
 
-export async function runControllerManagerCommand(options: ControllerManagerOptions): Promise<void> {
-  const config = loadControllerManagerConfiguration(options.config);
+export async function runControllerManagerCommand(
+  options: ControllerManagerOptions,
+  readStdin?: () => string,
+): Promise<void> {
+  const config = loadControllerManagerConfiguration(options.config, readStdin);
   const seed = seedKubeConfig(config);
   const healthPort = port('--health-port', options.healthPort);
   const metricsPort = port('--metrics-port', options.metricsPort);
   const log = createLogger({
     name: 'gardener-osc-controller-manager',
-    level: config.logLevel,
+    level: options.logLevel ?? config.logLevel,
     format: config.logFormat,
   });
   const manager = await runControllerManager({ config, seed, log, healthPort, metricsPort });
@@ -76,7 +81,7 @@ export async function runControllerManagerCommand(options: ControllerManagerOpti
   log.info('Stopped');
 }
 
-export function addControllerManagerCommand(program: Command): void {
+export function addControllerManagerCommand(program: Command, readStdin?: () => string): void {
   program
     .command('controller-manager')
     .description(
@@ -84,11 +89,11 @@ export function addControllerManagerCommand(program: Command): void {
     )
     .requiredOption(
       '--config <file>',
-      'ControllerManagerConfiguration (YAML); see docs/controller-manager.md',
+      'ControllerManagerConfiguration (YAML; "-": standard input); see docs/controller-manager.md',
     )
     .option('--health-port <port>', 'override server.healthProbes.port (0: any free port)')
     .option('--metrics-port <port>', 'override server.metrics.port (0: any free port)')
     .action(async (options: ControllerManagerOptions) => {
-      await runControllerManagerCommand(options);
+      await runControllerManagerCommand(options, readStdin);
     });
 }

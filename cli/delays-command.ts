@@ -4,8 +4,7 @@
  * `--previous` (an earlier output of this command) or else the nodes' current annotations, so
  * nodes keep their delays across runs; docs/node-delay.md explains the algorithm.
  */
-import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   ANNOTATION,
   type FieldError,
@@ -17,7 +16,10 @@ import {
   stringifyYaml,
 } from '../api/index.js';
 import { assignDelays, type DelayAssignment, type DelayNode } from '../controllers/node-delay/index.js';
+import { stdinConflict } from '../runtime/cli/input-file.js';
+import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 import { UsageError } from './exit-codes.js';
+import { readInput } from './render-input.js';
 
 export interface DelaysOptions {
   /** Path of the NodeList (YAML or JSON, e.g. `kubectl get nodes -o yaml`). */
@@ -184,11 +186,14 @@ export function previousFromOutput(raw: unknown): { previous: Map<string, number
   return { previous, errors };
 }
 
+function sortedDelays(delays: ReadonlyMap<string, number>): [string, number][] {
+  return [...delays].sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** `{node: delay}` YAML in delay order (then name); each line through the codec, so names are quoted as Go would. */
 export function formatDelays(delays: ReadonlyMap<string, number>): string {
   if (delays.size === 0) return '{}\n';
-  return [...delays]
-    .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
+  return sortedDelays(delays)
     .map(([name, delay]) => stringifyYaml(Object.fromEntries([[name, formatGoDuration(delay)]])))
     .join('');
 }
@@ -215,33 +220,49 @@ export function runDelays(options: DelaysOptions, files: Readonly<Record<string,
   return { output: formatDelays(assignment.delays), warnings, assignment };
 }
 
-function readInput(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(e as Error).message}`);
-  }
+export const DELAYS_FORMATS = ['yaml', 'json'] as const;
+
+export interface DelaysIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly notices: Notices;
+  readonly readStdin?: () => string;
 }
 
-export function addDelaysCommand(program: Command): void {
+/** `{node: delay}` as JSON, in the same order as the YAML (delay, then name), whatever the names. */
+export function formatDelaysJson(delays: ReadonlyMap<string, number>): string {
+  if (delays.size === 0) return '{}\n';
+  const lines = sortedDelays(delays).map(
+    ([name, delay]) => `  ${JSON.stringify(name)}: ${JSON.stringify(formatGoDuration(delay))}`,
+  );
+  return `{\n${lines.join(',\n')}\n}\n`;
+}
+
+export function addDelaysCommand(program: Command, io: (level?: CliLogLevel) => DelaysIo): void {
   program
     .command('delays')
     .description(
       'assign every node a reconciliation delay (node-agent.gardener.cloud/reconciliation-delay), spread, stable and zone-aware',
     )
-    .requiredOption('--nodes <file>', 'the NodeList (YAML or JSON, e.g. kubectl get nodes -o yaml)')
+    .requiredOption(
+      '--nodes <file>',
+      'the NodeList (YAML or JSON, e.g. kubectl get nodes -o yaml; "-": standard input)',
+    )
     .option(
       '--previous <file>',
       "an earlier output of this command (default: the nodes' current annotations)",
     )
     .option('--min <duration>', 'the shortest delay (Go duration)', '0s')
     .option('--max <duration>', 'the longest delay (Go duration)', '5m')
-    .action((options: DelaysOptions) => {
-      const files: Record<string, string> = { [options.nodes]: readInput(options.nodes, 'nodes') };
+    .addOption(new Option('-o, --format <format>', 'yaml or json').choices(DELAYS_FORMATS).default('yaml'))
+    .action((options: DelaysOptions & { format: 'yaml' | 'json'; logLevel?: CliLogLevel }) => {
+      const { stdout, notices, readStdin } = io(options.logLevel);
+      const conflict = stdinConflict({ '--nodes': options.nodes, '--previous': options.previous });
+      if (conflict) throw new UsageError(conflict);
+      const files: Record<string, string> = { [options.nodes]: readInput(options.nodes, 'nodes', readStdin) };
       if (options.previous !== undefined)
-        files[options.previous] = readInput(options.previous, 'previous delays');
-      const { output, warnings } = runDelays(options, files);
-      for (const w of warnings) process.stderr.write(`gardener-osc: warning: ${w}\n`);
-      process.stdout.write(output);
+        files[options.previous] = readInput(options.previous, 'previous delays', readStdin);
+      const { output, warnings, assignment } = runDelays(options, files);
+      for (const w of warnings) notices.warn(w);
+      stdout.write(options.format === 'json' ? formatDelaysJson(assignment.delays) : output);
     });
 }

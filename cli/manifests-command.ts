@@ -10,6 +10,7 @@ import {
   controllerManagerObjects,
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
+import type { ControllerManagerConfiguration } from '../controllers/manager/config.js';
 import { loadControllerManagerConfiguration } from './controller-manager-command.js';
 import { UsageError } from './exit-codes.js';
 
@@ -23,7 +24,7 @@ export interface ManifestsOptions {
 
 export function manifests(
   options: ManifestsOptions,
-  readConfig = loadControllerManagerConfiguration,
+  readConfig: (path: string) => ControllerManagerConfiguration = loadControllerManagerConfiguration,
 ): string {
   const config = readConfig(options.config);
   if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode));
@@ -43,7 +44,7 @@ export function manifests(
   return objects.map((o) => stringifyYaml(o)).join('---\n');
 }
 
-export function addManifestsCommand(program: Command): void {
+export function addManifestsCommand(program: Command, readStdin?: () => string): void {
   program
     .command('manifests')
     .description(
@@ -65,6 +66,6 @@ export function addManifestsCommand(program: Command): void {
       'print the minimum ClusterRole for the shoot identity of gardener-internal instead',
     )
     .action((options: ManifestsOptions) => {
-      process.stdout.write(manifests(options));
+      process.stdout.write(manifests(options, (path) => loadControllerManagerConfiguration(path, readStdin)));
     });
 }

@@ -4,32 +4,40 @@
  * rendered in memory first: on any error nothing is written, and every error is listed with its
  * field path.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'cdk8s';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   type Cluster,
-  decodeCluster,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
-  type FieldError,
-  formatFieldErrors,
-  isSupportedKubernetesVersion,
   parseRfc3339,
-  parseYaml,
-  shootNodeProblems,
   stringifyYaml,
-  tryParseSemVer,
-  unsupportedKubernetesVersionMessage,
 } from '../api/index.js';
 import { NodeConfigurationChart, type RenderTarget } from '../charts/node-configuration-chart.js';
-import { type RenderValues, RenderValuesSchema } from '../charts/values/render-values.js';
+import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
+import { stdinConflict } from '../runtime/cli/input-file.js';
+import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 import { UsageError } from './exit-codes.js';
+import {
+  decodeClusterInput,
+  decodeValuesInput,
+  InputError,
+  NO_VALUES_WARNING,
+  parseYamlInput,
+  readInput,
+} from './render-input.js';
+import { renderSummary } from './render-summary.js';
 
 /** `--now` default: a fixed instant, so renders are reproducible unless asked otherwise. */
 export const DEFAULT_NOW = '2024-01-01T00:00:00Z';
 const EXAMPLES = join(import.meta.dirname, '..', 'examples');
+export const EXAMPLE_CLUSTER = join(EXAMPLES, 'cluster.yaml');
+export const EXAMPLE_VALUES = join(EXAMPLES, 'values.yaml');
+
+export const RENDER_FORMATS = ['yaml', 'json'] as const;
+export type RenderFormat = (typeof RENDER_FORMATS)[number];
 
 export interface RenderOptions {
   cluster?: string;
@@ -39,26 +47,24 @@ export interface RenderOptions {
   target: string;
   now: string;
   output?: string;
+  strict?: boolean;
+  format?: RenderFormat;
+  logLevel?: CliLogLevel;
 }
 
-class InputError extends UsageError {
-  constructor(what: string, errors: readonly FieldError[]) {
-    super(`invalid ${what}:\n${formatFieldErrors(errors)}`);
-  }
-}
-
-function readYamlFile(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(e as Error).message}`);
-  }
-  try {
-    return parseYaml(text);
-  } catch (e) {
-    throw new InputError(`${what} ${path}`, [{ type: 'Invalid', field: '', detail: (e as Error).message }]);
-  }
+/** The parsed inputs of a render, from files or from memory (the plan, the demo). */
+export interface RenderSource {
+  /** The Cluster object as parsed from YAML, not yet decoded. */
+  readonly cluster: unknown;
+  /** How messages name it, e.g. `cluster examples/cluster.yaml`. */
+  readonly clusterName: string;
+  readonly values?: unknown;
+  readonly valuesName?: string;
+  readonly featureGates?: string;
+  readonly legacyNodes?: boolean;
+  readonly target: string;
+  readonly now: string;
+  readonly strict?: boolean;
 }
 
 export function parseFeatureGates(text: string | undefined): { useGardenerNodeAgent: boolean } {
@@ -74,90 +80,135 @@ export function parseFeatureGates(text: string | undefined): { useGardenerNodeAg
   return { useGardenerNodeAgent };
 }
 
-function checkVersions(cluster: Cluster): FieldError[] {
-  const errors: FieldError[] = [];
-  const check = (field: string, text: string | undefined) => {
-    if (text === undefined) return;
-    const v = tryParseSemVer(text);
-    if (!v) errors.push({ type: 'Invalid', field, value: text, detail: 'not a semantic version' });
-    else if (!isSupportedKubernetesVersion(v))
-      errors.push({ type: 'Invalid', field, value: text, detail: unsupportedKubernetesVersionMessage(text) });
-  };
-  check('spec.shoot.spec.kubernetes.version', cluster.shoot.spec.kubernetes.version);
-  cluster.shoot.spec.provider.workers.forEach((w, i) => {
-    check(`spec.shoot.spec.provider.workers[${i}].kubernetes.version`, w.kubernetes?.version);
-  });
-  return errors;
-}
-
 export interface RenderResult {
   readonly objects: Record<string, unknown>[];
   readonly warnings: readonly string[];
+  /** The worker pools rendered (those with a machine image), in the Shoot's order. */
+  readonly pools: readonly string[];
+  readonly cluster: Cluster;
 }
 
-export function render(options: RenderOptions): RenderResult {
-  const target = options.target as RenderTarget;
+export function renderSource(source: RenderSource): RenderResult {
+  const target = source.target as RenderTarget;
   if (target !== 'seed' && target !== 'shoot')
-    throw new UsageError(`--target must be seed or shoot, not "${options.target}"`);
-  const { useGardenerNodeAgent } = parseFeatureGates(options.featureGates);
+    throw new UsageError(`--target must be seed or shoot, not "${source.target}"`);
+  const { useGardenerNodeAgent } = parseFeatureGates(source.featureGates);
   let now: ReturnType<typeof parseRfc3339>;
   try {
-    now = parseRfc3339(options.now);
+    now = parseRfc3339(source.now);
   } catch (e) {
     throw new UsageError(`--now: ${(e as Error).message}`);
   }
-  const clusterFile = options.cluster ?? join(EXAMPLES, 'cluster.yaml');
-  const valuesFile = options.values ?? (options.cluster ? undefined : join(EXAMPLES, 'values.yaml'));
-  const decoded = decodeCluster(readYamlFile(clusterFile, 'cluster'));
-  if (!decoded.ok) throw new InputError(`cluster ${clusterFile}`, decoded.errors);
-  // what Gardener's Shoot validation and the rendered objects would reject, before rendering
-  const shootErrors = [
-    ...checkVersions(decoded.value),
-    ...shootNodeProblems(decoded.value.shoot, 'spec.shoot'),
-  ];
-  if (shootErrors.length > 0) throw new InputError(`cluster ${clusterFile}`, shootErrors);
+  const { cluster, warnings } = decodeClusterInput(
+    source.cluster,
+    source.clusterName,
+    source.strict ?? false,
+  );
   let values: RenderValues = {};
-  if (valuesFile) {
-    const parsed = RenderValuesSchema.safeParse(readYamlFile(valuesFile, 'values'));
-    if (!parsed.success) {
-      throw new InputError(
-        `values ${valuesFile}`,
-        parsed.error.issues.map((i) => ({ type: 'Invalid', field: i.path.join('.'), detail: i.message })),
-      );
-    }
-    values = parsed.data;
-  }
+  if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
+  else warnings.push(NO_VALUES_WARNING);
   const app = new App({ outdir: join(EXAMPLES, '..', 'dist') });
   let chart: NodeConfigurationChart;
   try {
     chart = new NodeConfigurationChart(app, 'node-configuration', {
-      cluster: decoded.value,
+      cluster,
       values,
       useGardenerNodeAgent,
-      legacyNodes: options.legacyNodes ?? false,
+      legacyNodes: source.legacyNodes ?? false,
       now,
       target,
     });
   } catch (e) {
     if (e instanceof NodeInitError)
-      throw new InputError(`cluster ${clusterFile}`, [
+      throw new InputError(source.clusterName, [
         { type: 'Invalid', field: 'spec.shoot.spec.provider.workers', detail: e.message },
       ]);
     throw e;
   }
-  return { objects: chart.toJson() as Record<string, unknown>[], warnings: chart.warnings };
+  return {
+    objects: chart.toJson() as Record<string, unknown>[],
+    warnings: [...warnings, ...chart.warnings],
+    pools: cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name),
+    cluster,
+  };
 }
 
-function fileName(object: Record<string, unknown>): string {
+/** Renders from files (`-`: standard input); without --cluster the example and its values. */
+export function render(options: RenderOptions, readStdin?: () => string): RenderResult {
+  const conflict = stdinConflict({ '--cluster': options.cluster, '--values': options.values });
+  if (conflict) throw new UsageError(conflict);
+  const clusterFile = options.cluster ?? EXAMPLE_CLUSTER;
+  const valuesFile = options.values ?? (options.cluster ? undefined : EXAMPLE_VALUES);
+  const clusterName = `cluster ${clusterFile === '-' ? 'from standard input' : clusterFile}`;
+  const cluster = parseYamlInput(readInput(clusterFile, 'cluster', readStdin), clusterName);
+  const valuesName = valuesFile && `values ${valuesFile === '-' ? 'from standard input' : valuesFile}`;
+  const values =
+    valuesFile === undefined
+      ? undefined
+      : parseYamlInput(readInput(valuesFile, 'values', readStdin), valuesName!);
+  return renderSource({ ...options, cluster, clusterName, values, valuesName });
+}
+
+function fileName(object: Record<string, unknown>, format: RenderFormat): string {
   const metadata = object.metadata as { name?: string; namespace?: string };
-  return `${[String(object.kind).toLowerCase(), metadata.namespace, metadata.name].filter(Boolean).join('_').replaceAll(':', '_')}.yaml`;
+  const base = [String(object.kind).toLowerCase(), metadata.namespace, metadata.name]
+    .filter(Boolean)
+    .join('_')
+    .replaceAll(':', '_');
+  return `${base}.${format}`;
 }
 
-export function addRenderCommand(program: Command): void {
+/** The bytes of one object, or of all of them (multi-document YAML; JSON: a v1 List as kubectl prints). */
+export function formatObjects(objects: readonly Record<string, unknown>[], format: RenderFormat): string {
+  if (format === 'yaml') return objects.map((o) => stringifyYaml(o)).join('---\n');
+  const list = objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects };
+  return `${JSON.stringify(list, null, 2)}\n`;
+}
+
+/** `--output yaml` was meant as a format (kubectl's -o), not as a directory named yaml. */
+function checkOutputDirectory(output: string): void {
+  if ((RENDER_FORMATS as readonly string[]).includes(output) || output === 'text')
+    throw new UsageError(
+      `--output takes a directory; for the output format use -o ${output} (--format ${output})`,
+    );
+}
+
+export interface RenderIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly notices: Notices;
+  /** Whether standard error is a terminal: then a short summary goes there. */
+  readonly terminal: boolean;
+  readonly readStdin?: () => string;
+}
+
+export function runRender(options: RenderOptions, io: RenderIo): void {
+  if (options.output !== undefined) checkOutputDirectory(options.output);
+  const format = options.format ?? 'yaml';
+  const result = render(options, io.readStdin);
+  for (const w of result.warnings) io.notices.warn(w);
+  if (options.output) {
+    mkdirSync(options.output, { recursive: true });
+    for (const o of result.objects) {
+      const path = join(options.output, fileName(o, format));
+      writeFileSync(path, formatObjects([o], format));
+      io.notices.info(`wrote ${path}`);
+    }
+    io.notices.info(`wrote ${result.objects.length} files to ${options.output}`);
+    return;
+  }
+  const text = formatObjects(result.objects, format);
+  io.stdout.write(text);
+  if (io.terminal) io.notices.info(renderSummary(result, Buffer.byteLength(text)));
+}
+
+export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => RenderIo): void {
   program
     .command('render')
     .description("render a shoot's node configuration as gardenlet does (default: examples/cluster.yaml)")
-    .option('--cluster <file>', 'the Cluster (extensions.gardener.cloud/v1alpha1) to render')
+    .option(
+      '--cluster <file>',
+      'the Cluster (extensions.gardener.cloud/v1alpha1) to render ("-": standard input)',
+    )
     .option(
       '--values <file>',
       'CA bundles, SSH keys, images, API server URL, node logging (default without --cluster: examples/values.yaml)',
@@ -168,21 +219,21 @@ export function addRenderCommand(program: Command): void {
       `${FEATURE_GATE_USE_GARDENER_NODE_AGENT}=true`,
     )
     .option('--legacy-nodes', 'legacy cloud-config-downloader nodes remain (a migration is running)')
-    .option(
-      '--target <target>',
-      'seed: the objects gardenlet creates in the seed; shoot: what the ManagedResources put into the shoot',
-      'seed',
+    .addOption(
+      new Option(
+        '--target <target>',
+        'seed: the objects gardenlet creates in the seed; shoot: what the ManagedResources put into the shoot',
+      )
+        .choices(['seed', 'shoot'])
+        .default('seed'),
     )
     .option('--now <rfc3339>', 'the timestamp written into annotations', DEFAULT_NOW)
     .option('--output <dir>', 'write one file per object into this directory instead of stdout')
-    .action((options: RenderOptions) => {
-      const { objects, warnings } = render(options);
-      for (const w of warnings) process.stderr.write(`gardener-osc: warning: ${w}\n`);
-      if (options.output) {
-        mkdirSync(options.output, { recursive: true });
-        for (const o of objects) writeFileSync(join(options.output, fileName(o)), stringifyYaml(o));
-        return;
-      }
-      process.stdout.write(objects.map((o) => stringifyYaml(o)).join('---\n'));
-    });
+    .addOption(
+      new Option('-o, --format <format>', 'yaml documents, or json (a v1 List)')
+        .choices(RENDER_FORMATS)
+        .default('yaml'),
+    )
+    .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
+    .action((options: RenderOptions) => runRender(options, io(options.logLevel)));
 }

@@ -22,6 +22,20 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 const BUNDLE_SAFE = ['api', 'runtime', 'node-agent'];
 
+/**
+ * `gardener-osc plan` shows what the node agent would do with the agent's own planner, so the fleet
+ * plan and the node plan cannot disagree. `cli` may import these node-agent modules and no other;
+ * they import nothing but `api/` and each other, and no `node:` module (no I/O), so the seed side
+ * gains the agent's decisions and none of its machinery.
+ */
+const NODE_AGENT_PURE = [
+  'node-agent/planner/',
+  'node-agent/plan-view/',
+  'node-agent/applier/file-content.ts',
+];
+
+const isPureNodeAgent = (file: string) => NODE_AGENT_PURE.some((p) => relative(ROOT, file).startsWith(p));
+
 function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
@@ -71,11 +85,34 @@ describe('architecture', () => {
         if (!spec.startsWith('.')) continue;
         const target = layerOf(resolve(dirname(file), spec));
         if (target === undefined || target === layer) continue;
+        if (layer === 'cli' && isPureNodeAgent(resolve(dirname(file), spec))) continue;
         if (!ALLOWED[layer]!.includes(target))
           violations.push(`${relative(ROOT, file)} imports ${spec} (${layer} -> ${target})`);
       }
     }
     expect(violations).to.deep.equal([]);
+  });
+
+  it('the node-agent modules the cli may use are pure: they import only api/ and each other', () => {
+    const pure = files.filter(isPureNodeAgent);
+    expect(pure.map((f) => relative(ROOT, f))).to.include.members([
+      'node-agent/planner/compute-plan.ts',
+      'node-agent/plan-view/pool-view.ts',
+    ]);
+    const violations: string[] = [];
+    for (const file of pure) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) {
+          if (spec.startsWith('node:')) violations.push(`${relative(ROOT, file)} imports ${spec}`);
+          continue;
+        }
+        const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+        if (layerOf(target) !== 'api' && !isPureNodeAgent(target))
+          violations.push(`${relative(ROOT, file)} imports ${spec}`);
+      }
+    }
+    expect(violations).to.deep.equal([]);
+    expect(isPureNodeAgent(join(ROOT, 'node-agent/applier/apply-osc.ts'))).to.equal(false);
   });
 
   it('keeps the node agent and what it imports free of top-level await and import.meta', () => {

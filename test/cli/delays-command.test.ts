@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { Command } from 'commander';
-import { addDelaysCommand, type DelaysOptions, runDelays } from '../../cli/delays-command.js';
+import { type DelaysOptions, runDelays } from '../../cli/delays-command.js';
 import { UsageError } from '../../cli/exit-codes.js';
+import { runMain } from './run-main.js';
 
 const NODES = `apiVersion: v1
 kind: List
@@ -154,33 +154,35 @@ describe('gardener-osc delays', () => {
     );
   });
 
-  it('runs as a commander command: reads the files, prints to stdout, defaults --min 0s --max 5m', async () => {
+  it('runs as a command: reads the files, prints to stdout, defaults --min 0s --max 5m', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'delays-'));
-    const out: string[] = [];
-    const err: string[] = [];
-    const write = process.stdout.write;
-    const writeErr = process.stderr.write;
     try {
       writeFileSync(join(dir, 'nodes.yaml'), NODES);
-      const program = new Command('gardener-osc').exitOverride();
-      addDelaysCommand(program);
-      process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-      process.stderr.write = ((chunk: string) => err.push(chunk) > 0) as typeof process.stderr.write;
-      await program.parseAsync(['delays', '--nodes', join(dir, 'nodes.yaml')], { from: 'user' });
-      let missing: unknown;
-      try {
-        await program.parseAsync(['delays', '--nodes', join(dir, 'absent.yaml')], { from: 'user' });
-      } catch (e) {
-        missing = e;
-      }
-      expect(missing).to.be.instanceOf(UsageError);
-      expect((missing as Error).message).to.match(/^cannot read nodes .*absent\.yaml: ENOENT/);
+      const ok = await runMain(['delays', '--nodes', join(dir, 'nodes.yaml')]);
+      expect(ok.code).to.equal(0);
+      expect(ok.stdout).to.equal('node-a: 0s\n"true": 1m15s\nnode-c: 2m30s\nnode-b: 3m45s\n');
+      expect(ok.stderr).to.match(/^gardener-osc: warning: items\[1\]\.metadata\.annotations/);
+      const missing = await runMain(['delays', '--nodes', join(dir, 'absent.yaml')]);
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.equal(
+        `gardener-osc: cannot read nodes ${join(dir, 'absent.yaml')}: no such file or directory (ENOENT)\n`,
+      );
     } finally {
-      process.stdout.write = write;
-      process.stderr.write = writeErr;
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(out.join('')).to.equal('node-a: 0s\n"true": 1m15s\nnode-c: 2m30s\nnode-b: 3m45s\n');
-    expect(err.join('')).to.match(/^gardener-osc: warning: items\[1\]\.metadata\.annotations/);
+  });
+
+  it('reads the NodeList from standard input with --nodes -, prints JSON in delay order with -o json', async () => {
+    const r = await runMain(['delays', '--nodes', '-', '-o', 'json', '--log-level', 'error'], NODES);
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.equal(
+      '{\n  "node-a": "0s",\n  "true": "1m15s",\n  "node-c": "2m30s",\n  "node-b": "3m45s"\n}\n',
+    );
+    expect(r.stderr, '--log-level error hides warnings').to.equal('');
+    const both = await runMain(['delays', '--nodes', '-', '--previous', '-'], NODES);
+    expect(both.code).to.equal(2);
+    expect(both.stderr).to.contain(
+      'only one option can read standard input ("-"), not --nodes and --previous',
+    );
   });
 });

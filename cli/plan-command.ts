@@ -1,0 +1,119 @@
+/**
+ * `gardener-osc plan --cluster A.yaml --next B.yaml`: what changing a shoot from A to B does to
+ * its nodes, per worker pool, before anything rolls out: which units restart and why, every file
+ * change decoded, whether the agent restarts itself, and how the change reaches the nodes.
+ */
+import { type Command, Option } from 'commander';
+import {
+  anyChange,
+  EXIT_CHANGES,
+  formatPlan,
+  PLAN_FORMATS,
+  type PlanFormat,
+  type PlanView,
+} from '../node-agent/plan-view/index.js';
+import { ExitStatus } from '../runtime/cli/exit-status.js';
+import { stdinConflict } from '../runtime/cli/input-file.js';
+import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
+import { UsageError } from './exit-codes.js';
+import { planFleet, type RenderedShoot } from './plan/fleet-plan.js';
+import { poolOscs } from './plan/pool-oscs.js';
+import { DEFAULT_NOW, type RenderSource, renderSource } from './render-command.js';
+import { parseYamlInput, readInput } from './render-input.js';
+
+export interface PlanOptions {
+  readonly cluster: string;
+  readonly next: string;
+  readonly values?: string;
+  readonly nextValues?: string;
+  readonly format: PlanFormat;
+  readonly exitCode?: boolean;
+  readonly strict?: boolean;
+  readonly logLevel?: CliLogLevel;
+}
+
+/** The two Clusters (and values) to compare, parsed, from files or from memory. */
+export interface PlanSources {
+  readonly current: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
+  readonly next: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
+  readonly strict?: boolean;
+}
+
+function renderShoot(source: PlanSources['current'], strict: boolean, warnings: string[]): RenderedShoot {
+  const result = renderSource({ ...source, target: 'shoot', now: DEFAULT_NOW, strict });
+  warnings.push(...result.warnings);
+  return { pools: poolOscs(result.objects), cluster: result.cluster };
+}
+
+/** The plan of two parsed Clusters; warnings of both renders are returned (duplicates included). */
+export function planSources(sources: PlanSources): { view: PlanView; warnings: string[] } {
+  const warnings: string[] = [];
+  const current = renderShoot(sources.current, sources.strict ?? false, warnings);
+  const next = renderShoot(sources.next, sources.strict ?? false, warnings);
+  return { view: planFleet(current, next), warnings };
+}
+
+const named = (what: string, path: string) => `${what} ${path === '-' ? 'from standard input' : path}`;
+
+export function readPlanSources(options: PlanOptions, readStdin?: () => string): PlanSources {
+  const conflict = stdinConflict({
+    '--cluster': options.cluster,
+    '--next': options.next,
+    '--values': options.values,
+    '--next-values': options.nextValues,
+  });
+  if (conflict) throw new UsageError(conflict);
+  const parse = (path: string, what: string) =>
+    parseYamlInput(readInput(path, what, readStdin), named(what, path));
+  const values = options.values === undefined ? undefined : parse(options.values, 'values');
+  const nextValuesFile = options.nextValues ?? options.values;
+  const nextValues = options.nextValues === undefined ? values : parse(options.nextValues, 'next values');
+  return {
+    current: {
+      cluster: parse(options.cluster, 'cluster'),
+      clusterName: named('cluster', options.cluster),
+      values,
+      ...(options.values ? { valuesName: named('values', options.values) } : {}),
+    },
+    next: {
+      cluster: parse(options.next, 'next cluster'),
+      clusterName: named('next cluster', options.next),
+      values: nextValues,
+      ...(nextValuesFile ? { valuesName: named('values', nextValuesFile) } : {}),
+    },
+    strict: options.strict ?? false,
+  };
+}
+
+export interface PlanIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly notices: Notices;
+  readonly readStdin?: () => string;
+}
+
+export function runPlan(options: PlanOptions, io: PlanIo): void {
+  const { view, warnings } = planSources(readPlanSources(options, io.readStdin));
+  for (const w of warnings) io.notices.warn(w);
+  io.stdout.write(formatPlan(view, options.format));
+  if (options.exitCode && anyChange(view)) throw new ExitStatus(EXIT_CHANGES);
+}
+
+export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => PlanIo): void {
+  program
+    .command('plan')
+    .description(
+      'show what changing a shoot from one Cluster to the next does to its nodes, per worker pool: units restarted and why, files changed, the rollout',
+    )
+    .requiredOption('--cluster <file>', 'the Cluster as it is ("-": standard input)')
+    .requiredOption('--next <file>', 'the Cluster as it will be ("-": standard input)')
+    .option('--values <file>', 'render values (CA bundles, SSH keys, images) for both')
+    .option('--next-values <file>', 'render values for the next Cluster only (default: --values)')
+    .addOption(
+      new Option('-o, --format <format>', 'text for people; yaml or json for tools (docs/plan.md)')
+        .choices(PLAN_FORMATS)
+        .default('text'),
+    )
+    .option('--exit-code', 'exit 3 when any pool changes, 0 when none does (for CI)')
+    .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
+    .action((options: PlanOptions) => runPlan(options, io(options.logLevel)));
+}

@@ -1,0 +1,104 @@
+/**
+ * The inputs of a render, read and checked at the boundary: the Cluster (YAML or JSON, a file or
+ * `-`), its typos in the modelled parts of the Shoot (a warning, or with `--strict` an error, with
+ * "did you mean"), the Kubernetes versions, and the render values. Every error names its field.
+ */
+import {
+  type Cluster,
+  decodeCluster,
+  type FieldError,
+  formatFieldErrors,
+  isSupportedKubernetesVersion,
+  parseYaml,
+  shootNodeProblems,
+  tryParseSemVer,
+  unsupportedKubernetesVersionMessage,
+} from '../api/index.js';
+import { unknownFieldMessage, unknownShootFields } from '../api/schema/unknown-fields.js';
+import { type RenderValues, RenderValuesSchema } from '../charts/values/render-values.js';
+import { inputName, readInputFile } from '../runtime/cli/input-file.js';
+import { isSystemError, systemErrorReason } from '../runtime/cli/system-error.js';
+import { UsageError } from './exit-codes.js';
+
+export class InputError extends UsageError {
+  constructor(what: string, errors: readonly FieldError[]) {
+    super(`invalid ${what}:\n${formatFieldErrors(errors)}`);
+  }
+}
+
+/** Reads a file named on the command line (`-`: standard input); unreadable is a usage error. */
+export function readInput(path: string, what: string, readStdin?: () => string): string {
+  try {
+    return readInputFile(path, readStdin);
+  } catch (e) {
+    const why = isSystemError(e) ? systemErrorReason(e) : (e as Error).message;
+    throw new UsageError(`cannot read ${what} ${inputName(path)}: ${why}`);
+  }
+}
+
+export function parseYamlInput(text: string, what: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (e) {
+    throw new InputError(what, [{ type: 'Invalid', field: '', detail: (e as Error).message }]);
+  }
+}
+
+function checkVersions(cluster: Cluster): FieldError[] {
+  const errors: FieldError[] = [];
+  const check = (field: string, text: string | undefined) => {
+    if (text === undefined) return;
+    const v = tryParseSemVer(text);
+    if (!v) errors.push({ type: 'Invalid', field, value: text, detail: 'not a semantic version' });
+    else if (!isSupportedKubernetesVersion(v))
+      errors.push({ type: 'Invalid', field, value: text, detail: unsupportedKubernetesVersionMessage(text) });
+  };
+  check('spec.shoot.spec.kubernetes.version', cluster.shoot.spec.kubernetes.version);
+  cluster.shoot.spec.provider.workers.forEach((w, i) => {
+    check(`spec.shoot.spec.provider.workers[${i}].kubernetes.version`, w.kubernetes?.version);
+  });
+  return errors;
+}
+
+const shootOf = (raw: unknown): unknown =>
+  (raw as { spec?: { shoot?: unknown } } | null | undefined)?.spec?.shoot;
+
+/**
+ * A Cluster decoded as gardenlet reads it. Fields of the Shoot that Gardener does not know are
+ * returned as warnings, or with `strict` rejected, each with the closest known name.
+ */
+export function decodeClusterInput(
+  raw: unknown,
+  what: string,
+  strict: boolean,
+): { cluster: Cluster; warnings: string[] } {
+  const unknown = unknownShootFields(shootOf(raw), ['spec', 'shoot']);
+  const decoded = decodeCluster(raw);
+  const typos: FieldError[] = unknown.map((u) => ({
+    type: 'Forbidden',
+    field: u.field,
+    detail: `unknown field${u.suggestion ? `, did you mean "${u.suggestion}"?` : ''}`,
+  }));
+  if (!decoded.ok) throw new InputError(what, [...decoded.errors, ...(strict ? typos : [])]);
+  if (strict && typos.length > 0) throw new InputError(what, typos);
+  // what Gardener's Shoot validation and the rendered objects would reject, before rendering
+  const shootErrors = [...checkVersions(decoded.value), ...shootNodeProblems(decoded.value.shoot, 'spec.shoot')];
+  if (shootErrors.length > 0) throw new InputError(what, shootErrors);
+  const warnings = unknown.map((u) => `${what}: ${unknownFieldMessage(u)} (ignored; --strict rejects it)`);
+  return { cluster: decoded.value, warnings };
+}
+
+export function decodeValuesInput(raw: unknown, what: string): RenderValues {
+  const parsed = RenderValuesSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new InputError(
+      what,
+      parsed.error.issues.map((i) => ({ type: 'Invalid', field: i.path.join('.'), detail: i.message })),
+    );
+  }
+  return parsed.data;
+}
+
+/** A Cluster rendered without values gets placeholder CA bundles and no SSH keys: say so. */
+export const NO_VALUES_WARNING =
+  'no --values: the CA bundles are placeholders and no SSH keys are rendered, so the OSCs differ from what gardenlet renders for this shoot (pass its CA bundles and SSH public keys with --values)';

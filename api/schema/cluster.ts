@@ -46,9 +46,10 @@ export function decodeCluster(input: unknown): ClusterDecodeResult {
   const cluster = TolerantCluster.safeParse(input);
   if (!cluster.success) return { ok: false, errors: fieldErrorsFromZod(cluster.error) };
   const { spec } = cluster.data;
-  const shoot = TolerantShoot.Shoot.safeParse(spec.shoot);
-  const cloudProfile = TolerantCloudProfile.safeParse(spec.cloudProfile);
-  const seed = TolerantSeed.safeParse(spec.seed);
+  // reportInput: a wrong value is named in the error (`maxPods: "120": expected number, got string`)
+  const shoot = TolerantShoot.Shoot.safeParse(spec.shoot, { reportInput: true });
+  const cloudProfile = TolerantCloudProfile.safeParse(spec.cloudProfile, { reportInput: true });
+  const seed = TolerantSeed.safeParse(spec.seed, { reportInput: true });
   const errors = [
     ...(shoot.success ? [] : fieldErrorsFromZod(shoot.error, ['spec', 'shoot'])),
     ...(cloudProfile.success ? [] : fieldErrorsFromZod(cloudProfile.error, ['spec', 'cloudProfile'])),

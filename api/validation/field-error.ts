@@ -86,7 +86,10 @@ export function fieldErrorsFromZod(error: z.ZodError, prefix: readonly PropertyK
       return {
         type: 'TypeInvalid',
         field,
-        ...('input' in issue ? { value: issue.input } : {}),
+        // a scalar is shown as it was given; an object or list would drown the message
+        ...('input' in issue && (issue.input === null || typeof issue.input !== 'object')
+          ? { value: issue.input }
+          : {}),
         detail: `expected ${mismatch.expected}, got ${mismatch.received}`,
       };
     }

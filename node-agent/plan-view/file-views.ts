@@ -39,7 +39,7 @@ function contentOf(file: OscFile): Content {
   return { kind: 'binary', bytes: bytes.length, sha256: sha256Hex(bytes) };
 }
 
-export const octal = (mode: number): string => `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
+export const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, '0');
 
 const sizeOf = (c: Content | undefined): number | undefined =>
   c?.kind === 'text' || c?.kind === 'binary' ? c.bytes : undefined;

@@ -15,8 +15,11 @@ export function reasonText(reason: ReasonView): string {
       return `drop-in ${reason.name} (${reason.change})`;
     case 'file':
       return reason.summary ? `${reason.path} (${reason.summary})` : reason.path;
-    case 'setting':
-      return `${reason.field} ${String(reason.from ?? '(unset)')} → ${String(reason.to ?? '(unset)')}`;
+    case 'setting': {
+      const text = (v: unknown) =>
+        v === undefined ? '(unset)' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v);
+      return `${reason.field} ${text(reason.from)} → ${text(reason.to)}`;
+    }
     case 'interrupted':
       return 'an interrupted apply touched it';
   }

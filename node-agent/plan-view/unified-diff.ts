@@ -8,36 +8,23 @@ import { type LineOp, lineDiff } from './line-diff.js';
 
 const NO_NEWLINE = '\\ No newline at end of file';
 
-interface Line extends LineOp {
-  /** The last line of a text without a final newline. */
-  readonly unterminated: boolean;
-}
-
-function splitLines(text: string): { lines: string[]; unterminated: boolean } {
-  if (text === '') return { lines: [], unterminated: false };
-  const unterminated = !text.endsWith('\n');
-  const lines = (unterminated ? text : text.slice(0, -1)).split('\n');
-  return { lines, unterminated };
-}
-
-function annotate(ops: readonly LineOp[], oldLast: boolean, newLast: boolean, counts: [number, number]) {
-  const [oldCount, newCount] = counts;
-  let i = 0;
-  let j = 0;
-  return ops.map((o): Line => {
-    const inOld = o.op !== '+';
-    const inNew = o.op !== '-';
-    if (inOld) i++;
-    if (inNew) j++;
-    const lastOld = inOld && i === oldCount && oldLast;
-    const lastNew = inNew && j === newCount && newLast;
-    // A context line that ends one text but not the other is a change in bytes: show it as one.
-    return { ...o, unterminated: lastOld || lastNew };
-  });
+/**
+ * Lines with their terminator, so a last line without a newline differs from the same line with
+ * one (as it does in the bytes, and for GNU diff).
+ */
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  return text.split(/(?<=\n)/);
 }
 
 function range(start: number, count: number): string {
   return count === 1 ? `${start}` : `${count === 0 ? start - 1 : start},${count}`;
+}
+
+function hunkLines(hunk: readonly LineOp[]): string[] {
+  return hunk.flatMap((l) =>
+    l.line.endsWith('\n') ? [`${l.op}${l.line.slice(0, -1)}`] : [`${l.op}${l.line}`, NO_NEWLINE],
+  );
 }
 
 export function unifiedDiff(
@@ -46,25 +33,14 @@ export function unifiedDiff(
   after: string | undefined,
   context = 3,
 ): string {
-  const a = splitLines(before ?? '');
-  const b = splitLines(after ?? '');
-  let ops = lineDiff(a.lines, b.lines);
-  if (a.unterminated !== b.unterminated && a.lines.length > 0 && b.lines.length > 0) {
-    // The last lines are equal but one lacks its newline: diff treats them as different lines.
-    const last = ops.length - 1;
-    if (ops[last]?.op === ' ') {
-      const line = ops[last]!.line;
-      ops = [...ops.slice(0, last), { op: '-', line }, { op: '+', line }];
-    }
-  }
+  const ops = lineDiff(splitLines(before ?? ''), splitLines(after ?? ''));
   if (ops.every((o) => o.op === ' ')) return '';
-  const lines = annotate(ops, a.unterminated, b.unterminated, [a.lines.length, b.lines.length]);
   const name = path.replace(/^\//, '');
   const out = [
     `--- ${before === undefined ? '/dev/null' : `a/${name}`}`,
     `+++ ${after === undefined ? '/dev/null' : `b/${name}`}`,
   ];
-  const changed = lines.map((l, i) => (l.op === ' ' ? -1 : i)).filter((i) => i >= 0);
+  const changed = ops.map((l, i) => (l.op === ' ' ? -1 : i)).filter((i) => i >= 0);
   let index = 0;
   while (index < changed.length) {
     const first = changed[index]!;
@@ -72,18 +48,14 @@ export function unifiedDiff(
     while (index + 1 < changed.length && changed[index + 1]! - last <= 2 * context) last = changed[++index]!;
     index++;
     const start = Math.max(0, first - context);
-    const end = Math.min(lines.length, last + context + 1);
-    const before = lines.slice(0, start);
-    const oldStart = before.filter((l) => l.op !== '+').length + 1;
-    const newStart = before.filter((l) => l.op !== '-').length + 1;
-    const hunk = lines.slice(start, end);
+    const end = Math.min(ops.length, last + context + 1);
+    const preceding = ops.slice(0, start);
+    const hunk = ops.slice(start, end);
+    const oldStart = preceding.filter((l) => l.op !== '+').length + 1;
+    const newStart = preceding.filter((l) => l.op !== '-').length + 1;
     const oldCount = hunk.filter((l) => l.op !== '+').length;
     const newCount = hunk.filter((l) => l.op !== '-').length;
-    out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`);
-    for (const l of hunk) {
-      out.push(`${l.op}${l.line}`);
-      if (l.unterminated) out.push(NO_NEWLINE);
-    }
+    out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`, ...hunkLines(hunk));
   }
   return `${out.join('\n')}\n`;
 }

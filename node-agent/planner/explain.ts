@@ -25,9 +25,9 @@ export type UnitReason =
   | { readonly kind: 'file'; readonly path: string; readonly change: Exclude<ChangeKind, 'removed'> }
   | {
       readonly kind: 'setting';
-      readonly field: 'enable' | 'command';
-      readonly from?: boolean | string;
-      readonly to?: boolean | string;
+      readonly field: 'enable' | 'command' | 'filePaths';
+      readonly from?: boolean | string | readonly string[];
+      readonly to?: boolean | string | readonly string[];
     }
   /** An apply that was interrupted touched the unit; it is redone whatever changed. */
   | { readonly kind: 'interrupted' };
@@ -58,15 +58,19 @@ function dropInReasons(old: MergedUnit | undefined, unit: MergedUnit): UnitReaso
   return reasons;
 }
 
+/** The unit's own fields the planner compares (semanticEqual: an empty list is no list). */
 function settingReasons(old: MergedUnit, unit: MergedUnit): UnitReason[] {
   const reasons: UnitReason[] = [];
-  for (const field of ['enable', 'command'] as const) {
-    if (old[field] !== unit[field])
+  const value = <T>(v: T) => (v === undefined || (Array.isArray(v) && v.length === 0) ? undefined : v);
+  for (const field of ['enable', 'command', 'filePaths'] as const) {
+    const from = value(old[field]);
+    const to = value(unit[field]);
+    if (!semanticEqual(from, to))
       reasons.push({
         kind: 'setting',
         field,
-        ...(old[field] === undefined ? {} : { from: old[field] }),
-        ...(unit[field] === undefined ? {} : { to: unit[field] }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
       });
   }
   return reasons;

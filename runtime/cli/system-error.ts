@@ -48,7 +48,10 @@ function description(e: SystemError): string {
 
 function target(e: SystemError): string {
   if (e.path !== undefined) return e.dest !== undefined ? `${e.path} to ${e.dest}` : e.path;
-  if (e.address !== undefined) return e.port !== undefined ? `${e.address}:${e.port}` : e.address;
+  if (e.address !== undefined) {
+    const host = e.address.includes(':') ? `[${e.address}]` : e.address;
+    return e.port !== undefined ? `${host}:${e.port}` : e.address;
+  }
   if (e.port !== undefined) return `port ${e.port}`;
   return '';
 }

@@ -50,6 +50,67 @@ describe('node-agent CLI', function () {
       expect(parseYaml(stdout)).to.deep.equal(JSON.parse(JSON.stringify(computePlan(undefined, oscV1()))));
     });
 
+    it('shows the summary with causes first, then decoded diffs; --next - reads standard input', async () => {
+      const { code, stdout } = await runCli(
+        ['plan', '--previous', file('a.yaml', yamlOf(oscV1())), '--next', '-'],
+        {},
+        yamlOf(oscV2()),
+      );
+      expect(code).to.equal(0);
+      const lines = stdout.split('\n');
+      expect(lines[0]).to.equal(
+        'osc: restart unit2 ← enable false → true, command stop → start, drop-in dropdropdrop (added); ' +
+          'restart unit5 ← drop-in drop1 (removed), drop-in extensionsdrop (removed); ' +
+          'restart unit6 ← filePaths [/third/file] → (unset); ' +
+          'restart unit7 ← /changed/file (+1 −1 lines); ' +
+          'stop unit4 ← enable true → false, drop-in drop (removed); ' +
+          'restart unit8 ← /sixth/file (+1 −1 lines); ' +
+          'restart unit9 ← /seventh/file (+1 −1 lines); ' +
+          'remove unit1 (removed from the OSC); remove /another/file (removed)',
+      );
+      expect(stdout).to.contain('    changed /changed/file  0750  +1 −1 lines\n');
+      expect(stdout).to.contain('      -file5\n      \\ No newline at end of file\n      +changeme\n');
+    });
+
+    it('-o json has the same shape as a pool of gardener-osc plan; --exit-code exits 3 on a change', async () => {
+      const a = file('a.yaml', yamlOf(oscV1()));
+      const json = await runCli([
+        'plan',
+        '--previous',
+        a,
+        '--next',
+        file('b.yaml', yamlOf(oscV2())),
+        '-o',
+        'json',
+        '--exit-code',
+      ]);
+      expect(json.code).to.equal(3);
+      const view = JSON.parse(json.stdout) as { pools: Record<string, unknown>[] };
+      expect(view.pools).to.have.length(1);
+      expect(view.pools[0]).to.include({
+        name: 'osc',
+        change: 'changed',
+        changed: true,
+        nodeAgentRestart: false,
+      });
+      expect(view.pools[0]).to.have.keys(
+        'name',
+        'change',
+        'changed',
+        'checksum',
+        'summary',
+        'nodeAgentRestart',
+        'daemonReload',
+        'units',
+        'files',
+      );
+      const same = await runCli(['plan', '--previous', a, '--next', a, '--exit-code']);
+      expect(same).to.deep.include({ code: 0, stdout: 'osc: unchanged\n' });
+      const both = await runCli(['plan', '--previous', '-', '--next', '-']);
+      expect(both.code).to.equal(2);
+      expect(both.stderr).to.contain('only one option can read standard input');
+    });
+
     it('exits 2 naming the field of an invalid OSC', async () => {
       const bad = oscV1();
       bad.spec.files![0]!.path = 'etc/x';

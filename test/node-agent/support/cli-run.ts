@@ -24,10 +24,23 @@ function collector(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
-export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  stdin?: string,
+): Promise<CliResult> {
   const out = collector();
   const err = collector();
-  const code = await main(args, { stdout: out.stream, stderr: err.stream, env: { ...process.env, ...env } });
+  const readStdin = () => {
+    if (stdin === undefined) throw new Error('the test gave no standard input');
+    return stdin;
+  };
+  const code = await main(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: { ...process.env, ...env },
+    readStdin,
+  });
   return { code, stdout: out.text(), stderr: err.text() };
 }
 

@@ -270,6 +270,11 @@ describe('gardener-osc plan', function () {
       ]);
       expect(r.code).to.equal(0);
       expectGolden('plan/kubelet-change.txt', r.stdout);
+      for (const doc of ['README.md', 'docs/plan.md'])
+        expect(
+          readFileSync(join(import.meta.dirname, '../..', doc), 'utf8'),
+          `${doc} shows this plan`,
+        ).to.contain(r.stdout);
       expect(r.stdout.split('\n').slice(0, 3)).to.deep.equal([
         'cpu-worker: unchanged',
         'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',

@@ -62,6 +62,7 @@ import {
 import { bundleNodeAgent } from '../build-node-agent.js';
 import { type ControllerManager, type Landscape, setUpLandscape, tail } from './landscape.js';
 import { DemoNode, describeOp, type NodeSpec } from './node.js';
+import { planPreview } from './plan-preview.js';
 import { killAllNow } from './processes.js';
 import { Interrupted, until } from './wait.js';
 
@@ -544,7 +545,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     const marks = new Map(nodes.map((n) => [n.name, { ops: n.ops().length, log: n.logSize() }]));
     const before = await poolSecrets(landscape);
     let change = '';
-    await landscape.patchShoot((s) => {
+    const changeShoot = (s: Parameters<Parameters<Landscape['patchShoot']>[0]>[0]) => {
       const parts: string[] = [];
       s.spec.kubernetes.kubelet = s.spec.kubernetes.kubelet ?? {};
       const kubelet = s.spec.kubernetes.kubelet;
@@ -560,7 +561,12 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         parts.push(`${w.name}'s own kubelet maxPods ${own.maxPods - 10} -> ${own.maxPods}`);
       }
       change = parts.join(', ');
-    });
+    };
+    const live = await landscape.cluster();
+    const changed = structuredClone(live);
+    changeShoot(changed.spec.shoot);
+    for (const line of planPreview(live, changed)) emit('step', `plan: ${line}`);
+    await landscape.patchShoot(changeShoot);
     const changedAt = Date.now();
     emit('step', `changed the Cluster: ${change}`);
     let firstChangeSeenAt: number | undefined;

@@ -141,6 +141,15 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     rmSync(outDir, { recursive: true, force: true });
   });
 
+  it('prints the plan of the kubelet change before rolling it out, one line per pool', () => {
+    const plan = result.timeline.filter((e) => e.phase === 'rollout' && e.text.startsWith('plan: '));
+    expect(plan.map((e) => e.text)).to.deep.equal([
+      'plan: cpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
+      'plan: gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
+      'plan: arm-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
+    ]);
+  });
+
   it("converges every node to its pool's checksum", () => {
     expect(result.nodes).to.have.length(5);
     expect(result.pools.map((p) => p.name).sort()).to.deep.equal(['arm-worker', 'cpu-worker', 'gpu-worker']);

@@ -18,6 +18,8 @@ interface CommandSpec {
   readonly name: string;
   readonly description: string;
   readonly options: readonly OptionSpec[];
+  /** The choices of its positional arguments (`completion bash|zsh`). */
+  readonly words: readonly string[];
 }
 
 function optionSpec(option: Option): OptionSpec {
@@ -40,6 +42,7 @@ function specOf(program: Command): { root: CommandSpec; commands: CommandSpec[] 
     name: c.name(),
     description: c.description(),
     options: [...c.options.map(optionSpec), ...extra, HELP],
+    words: c.registeredArguments.flatMap((a) => a.argChoices ?? []),
   });
   return { root: spec(program), commands: program.commands.map((c) => spec(c)) };
 }
@@ -68,7 +71,7 @@ export function bashCompletion(program: Command): string {
   const name = program.name();
   const fn = functionName(name);
   const { root, commands } = specOf(program);
-  const words = (c: CommandSpec) => c.options.flatMap((o) => o.flags).join(' ');
+  const words = (c: CommandSpec) => [...c.words, ...c.options.flatMap((o) => o.flags)].join(' ');
   return [
     `# bash completion for ${name}; load with: source <(${name} completion bash)`,
     `${fn}() {`,
@@ -124,7 +127,7 @@ export function zshCompletion(program: Command): string {
     '  local state line',
     '  local -a commands',
     '  commands=(',
-    ...commands.map((c) => `    '${c.name}:${zshText(c.description).replace(/\\:/g, '\\:')}'`),
+    ...commands.map((c) => `    '${c.name}:${c.description.replace(/'/g, "'\\''")}'`),
     '  )',
     '  _arguments -C \\',
     ...root.options.map((o) => `    ${zshOption(o)} \\`),
@@ -134,12 +137,18 @@ export function zshCompletion(program: Command): string {
     "    command) _describe 'command' commands ;;",
     '    args)',
     '      case $line[1] in',
-    ...commands.flatMap((c) => [
-      `        ${c.name})`,
-      '          _arguments \\',
-      ...c.options.map((o, i) => `            ${zshOption(o)}${i < c.options.length - 1 ? ' \\' : ''}`),
-      '          ;;',
-    ]),
+    ...commands.flatMap((c) => {
+      const specs = [
+        ...c.options.map(zshOption),
+        ...(c.words.length > 0 ? [`'1:${c.name}:(${c.words.join(' ')})'`] : []),
+      ];
+      return [
+        `        ${c.name})`,
+        '          _arguments \\',
+        `            ${specs.join(' \\\n            ')}`,
+        '          ;;',
+      ];
+    }),
     '      esac',
     '      ;;',
     '  esac',

@@ -126,15 +126,17 @@ describe('node-agent packaging: single executable and OCI image', function () {
     const b = join(inputs, 'b.yaml');
     writeFileSync(a, yamlOf(oscV1()));
     writeFileSync(b, yamlOf(oscV2()));
-    for (const args of [
-      ['plan', '--next', a],
-      ['plan', '--previous', a, '--next', b],
-    ]) {
-      const packaged = runAlone(binary, args, cwd);
-      const sources = await runCli(args);
+    for (const [args, expected] of [
+      [['plan', '--next', a], 'units (after a daemon-reload):'],
+      [['plan', '--previous', a, '--next', b], '      +changeme\n'],
+      [['plan', '--previous', a, '--next', b, '-o', 'json'], '"action": "remove"'],
+      [['plan', '--previous', a, '--next', b, '-o', 'raw'], 'units:'],
+    ] as const) {
+      const packaged = runAlone(binary, [...args], cwd);
+      const sources = await runCli([...args]);
       expect(packaged.code).to.equal(0);
       expect(packaged.stdout).to.equal(sources.stdout);
-      expect(packaged.stdout).to.contain('units:');
+      expect(packaged.stdout).to.contain(expected);
     }
   });
 

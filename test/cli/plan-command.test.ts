@@ -1,7 +1,7 @@
 /**
  * `gardener-osc plan` on real renders of the example shoot (three worker pools): a kubelet change in
  * one pool, a sysctl change, a change that restarts the agent itself, pools added and removed, the
- * JSON shape, standard input, and every error path.
+ * JSON and text forms, and agreement with `gardener-node-agent plan`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,47 +9,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { ANNOTATION, parseYaml, stringifyYaml } from '../../api/index.js';
 import { poolOscs } from '../../cli/plan/pool-oscs.js';
-import { planSources } from '../../cli/plan-command.js';
 import { DEFAULT_NOW, EXAMPLE_CLUSTER, EXAMPLE_VALUES, render } from '../../cli/render-command.js';
 import type { PlanView, PoolView } from '../../node-agent/plan-view/index.js';
 import { expectGolden } from '../golden.js';
 import { runCli } from '../node-agent/support/cli-run.js';
+import { example, gpuMaxPods, plan, pool, summaries, values, worker } from './plan-fixtures.js';
 import { runMain } from './run-main.js';
-
-interface Worker {
-  name: string;
-  kubernetes?: { kubelet?: { maxPods?: number } & Record<string, unknown> };
-  sysctls?: Record<string, string>;
-}
-interface ClusterDoc {
-  spec: {
-    shoot: { spec: { provider: { workers: Worker[] }; kubernetes: { kubelet: Record<string, unknown> } } };
-  };
-}
-
-const EXAMPLE_TEXT = readFileSync(EXAMPLE_CLUSTER, 'utf8');
-const VALUES_TEXT = readFileSync(EXAMPLE_VALUES, 'utf8');
-const example = () => parseYaml(EXAMPLE_TEXT) as ClusterDoc;
-const values = () => parseYaml(VALUES_TEXT) as Record<string, unknown>;
-const worker = (c: ClusterDoc, name: string) =>
-  c.spec.shoot.spec.provider.workers.find((w) => w.name === name)!;
-
-function plan(next: ClusterDoc, nextValues: unknown = values()): { view: PlanView; warnings: string[] } {
-  return planSources({
-    current: { cluster: example(), clusterName: 'cluster a', values: values(), valuesName: 'values' },
-    next: { cluster: next, clusterName: 'cluster b', values: nextValues, valuesName: 'values' },
-  });
-}
-
-const pool = (view: PlanView, name: string): PoolView => view.pools.find((p) => p.name === name)!;
-const summaries = (view: PlanView) => view.pools.map((p) => `${p.name}: ${p.summary}`);
-
-/** The gpu-worker's own kubelet gets maxPods 74 instead of 64: one pool of three changes. */
-function gpuMaxPods(): ClusterDoc {
-  const next = example();
-  worker(next, 'gpu-worker').kubernetes!.kubelet!.maxPods = 74;
-  return next;
-}
 
 describe('gardener-osc plan', function () {
   this.timeout(120_000);
@@ -280,166 +245,6 @@ describe('gardener-osc plan', function () {
         'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
         'arm-worker: unchanged',
       ]);
-    });
-  });
-
-  describe('command line', () => {
-    it('--exit-code exits 3 when a pool changes and 0 when none does', async () => {
-      const same = await runMain([
-        'plan',
-        '--cluster',
-        EXAMPLE_CLUSTER,
-        '--next',
-        EXAMPLE_CLUSTER,
-        '--values',
-        EXAMPLE_VALUES,
-        '--exit-code',
-      ]);
-      expect(same.code).to.equal(0);
-      expect(same.stdout).to.equal('cpu-worker: unchanged\ngpu-worker: unchanged\narm-worker: unchanged\n');
-      const changed = await runMain([
-        'plan',
-        '--cluster',
-        EXAMPLE_CLUSTER,
-        '--next',
-        file('b.yaml', gpuMaxPods()),
-        '--values',
-        EXAMPLE_VALUES,
-        '--exit-code',
-      ]);
-      expect(changed.code).to.equal(3);
-      const without = await runMain([
-        'plan',
-        '--cluster',
-        EXAMPLE_CLUSTER,
-        '--next',
-        file('c.yaml', gpuMaxPods()),
-        '--values',
-        EXAMPLE_VALUES,
-      ]);
-      expect(without.code).to.equal(0);
-    });
-
-    it('reads the next Cluster from standard input with --next -', async () => {
-      const r = await runMain(
-        ['plan', '--cluster', EXAMPLE_CLUSTER, '--next', '-', '--values', EXAMPLE_VALUES],
-        stringifyYaml(gpuMaxPods()),
-      );
-      expect(r.code).to.equal(0);
-      expect(r.stdout.split('\n')[1]).to.equal(
-        'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
-      );
-    });
-
-    it('without --values warns once that CA bundles and SSH keys are placeholders', async () => {
-      const r = await runMain(['plan', '--cluster', EXAMPLE_CLUSTER, '--next', file('b.yaml', gpuMaxPods())]);
-      expect(r.code).to.equal(0);
-      const warnings = r.stderr.split('\n').filter(Boolean);
-      expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.match(
-        /^gardener-osc: warning: no --values: the CA bundles are placeholders and no SSH keys are rendered/,
-      );
-      expect(
-        (
-          await runMain([
-            'plan',
-            '--cluster',
-            EXAMPLE_CLUSTER,
-            '--next',
-            EXAMPLE_CLUSTER,
-            '--log-level',
-            'error',
-          ])
-        ).stderr,
-      ).to.equal('');
-    });
-
-    it('warns about a typo in the Shoot with "did you mean", and --strict rejects it', async () => {
-      const next = example();
-      const kubelet = worker(next, 'gpu-worker').kubernetes!.kubelet!;
-      delete kubelet.maxPods;
-      kubelet.maxPod = 74;
-      const path = file('typo.yaml', next);
-      const r = await runMain([
-        'plan',
-        '--cluster',
-        EXAMPLE_CLUSTER,
-        '--next',
-        path,
-        '--values',
-        EXAMPLE_VALUES,
-      ]);
-      expect(r.code).to.equal(0);
-      expect(r.stderr).to.equal(
-        `gardener-osc: warning: next cluster ${path}: spec.shoot.spec.provider.workers[1].kubernetes.kubelet.maxPod: unknown field, did you mean "maxPods"? (ignored; --strict rejects it)\n`,
-      );
-      const strict = await runMain([
-        'plan',
-        '--cluster',
-        EXAMPLE_CLUSTER,
-        '--next',
-        path,
-        '--values',
-        EXAMPLE_VALUES,
-        '--strict',
-      ]);
-      expect(strict.code).to.equal(2);
-      expect(strict.stderr).to.equal(
-        `gardener-osc: invalid next cluster ${path}:\n  - spec.shoot.spec.provider.workers[1].kubernetes.kubelet.maxPod: Forbidden: unknown field, did you mean "maxPods"?\n`,
-      );
-    });
-
-    it('every error is one message with exit 2 and no plan', async () => {
-      const typed = example();
-      typed.spec.shoot.spec.kubernetes.kubelet.maxPods = '120';
-      const cases: [string[], string, string?][] = [
-        [['plan', '--next', EXAMPLE_CLUSTER], "required option '--cluster <file>' not specified"],
-        [['plan', '--cluster', EXAMPLE_CLUSTER], "required option '--next <file>' not specified"],
-        [
-          ['plan', '--cluster', EXAMPLE_CLUSTER, '--next', join(dir, 'absent.yaml')],
-          `cannot read next cluster ${join(dir, 'absent.yaml')}: no such file or directory (ENOENT)`,
-        ],
-        [
-          ['plan', '--cluster', dir, '--next', EXAMPLE_CLUSTER],
-          `cannot read cluster ${dir}: illegal operation on a directory (EISDIR)`,
-        ],
-        [
-          ['plan', '--cluster', EXAMPLE_CLUSTER, '--next', file('broken.yaml', 'spec: [\n')],
-          'invalid next cluster',
-        ],
-        [
-          ['plan', '--cluster', EXAMPLE_CLUSTER, '--next', file('typed.yaml', typed)],
-          'spec.shoot.spec.kubernetes.kubelet.maxPods: Invalid value: "120": expected number, got string',
-        ],
-        [
-          [
-            'plan',
-            '--cluster',
-            EXAMPLE_CLUSTER,
-            '--next',
-            EXAMPLE_CLUSTER,
-            '--values',
-            file('v.yaml', { sshPublicKeys: 'x' }),
-          ],
-          'invalid values',
-        ],
-        [
-          ['plan', '--cluster', '-', '--next', '-'],
-          'only one option can read standard input ("-"), not --cluster and --next',
-          '',
-        ],
-        [
-          ['plan', '--cluster', EXAMPLE_CLUSTER, '--next', EXAMPLE_CLUSTER, '-o', 'xml'],
-          "argument 'xml' is invalid. Allowed choices are text, yaml, json.",
-        ],
-      ];
-      for (const [argv, message, stdin] of cases) {
-        const r = await runMain(argv, stdin);
-        expect(r.code, argv.join(' ')).to.equal(2);
-        expect(r.stdout, argv.join(' ')).to.equal('');
-        expect(r.stderr, argv.join(' ')).to.contain(message);
-        expect(r.stderr, argv.join(' ')).not.to.match(/\n\s+at /);
-      }
     });
   });
 });

@@ -165,6 +165,17 @@ describe('node-agent CLI', function () {
       expect(parseRecording(readFileSync(record(), 'utf8'))).to.have.length(19);
     });
 
+    it('--osc - reads the osc.yaml from standard input', async () => {
+      const { code, stdout } = await runCli(
+        ['apply', '--osc', '-', '--root', root, `--systemd=record:${record()}`, '--images', images],
+        {},
+        yamlOf(oscV1()),
+      );
+      expect(code).to.equal(0);
+      expect(parseYaml(stdout)).to.include({ outcome: 'applied' });
+      expect(readFileSync(join(root, '/third/file'), 'utf8')).to.equal('file3');
+    });
+
     it('applying the same file again is up to date', async () => {
       const osc = file('osc.yaml', yamlOf(oscV1()));
       await apply(osc);

@@ -18,12 +18,21 @@ function header(pool: PoolView): string {
   return parts.join('  ');
 }
 
-function unitLines(unit: UnitView): string[] {
+function unitLines(unit: UnitView, withDiff: boolean): string[] {
   const self = unit.name === UNIT.nodeAgent ? '  (the agent restarts itself before the other units)' : '';
   const lines = [`    ${unit.action.padEnd(8)}${unit.name}${self}`];
-  for (const reason of unit.reasons) lines.push(`              ← ${reasonText(reason)}`);
+  for (const reason of unit.reasons) {
+    lines.push(`              ← ${reasonText(reason)}`);
+    if (withDiff && reason.diff) lines.push(...indented(reason.diff, 16));
+  }
   return lines;
 }
+
+const indented = (diff: string, by: number) =>
+  diff
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => `${' '.repeat(by)}${l}`);
 
 function fileLines(file: FileView, withDiff: boolean): string[] {
   const mode =
@@ -52,7 +61,7 @@ function poolDetails(pool: PoolView): string[] {
   const lines = [header(pool)];
   if (pool.units.length > 0 || pool.daemonReload) {
     lines.push(`  units${pool.daemonReload ? ' (after a daemon-reload)' : ''}:`);
-    for (const unit of pool.units) lines.push(...unitLines(unit));
+    for (const unit of pool.units) lines.push(...unitLines(unit, pool.change === 'changed'));
   }
   if (pool.files.length > 0) {
     lines.push('  files:');

@@ -2,12 +2,15 @@
  * The readable plan of one worker pool (or one node): the node agent's own Plan from the previous
  * to the next `osc.yaml`, with the reason for every unit action and every file change decoded.
  */
-import { LABEL, type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { LABEL, type OperatingSystemConfig, PATH, sha256Hex } from '../../api/index.js';
 import { computePlan } from '../planner/compute-plan.js';
-import { explainPlan } from '../planner/explain.js';
+import { explainPlan, type UnitReason } from '../planner/explain.js';
+import { type MergedUnit, mergedUnitsOf } from '../planner/merge-units.js';
 import { isEmptyPlan } from '../planner/plan.js';
 import { fileViews } from './file-views.js';
+import { redactionReason } from './redaction.js';
 import { summaryLine } from './summary.js';
+import { unifiedDiff } from './unified-diff.js';
 import type { FileView, PoolView, ReasonView, UnitView } from './view.js';
 
 function definedFields<T extends Record<string, unknown>>(o: T): Partial<T> {
@@ -22,10 +25,40 @@ export interface OscDocument {
   readonly secretName?: string;
 }
 
-function withSummaries(reasons: readonly ReasonView[], files: ReadonlyMap<string, FileView>): ReasonView[] {
+interface UnitTexts {
+  readonly before?: MergedUnit;
+  readonly after?: MergedUnit;
+}
+
+/** The diff of a unit file or drop-in a reason names; redacted as files are (`Environment=TOKEN=…`). */
+function unitDiff(reason: UnitReason, unit: string, texts: UnitTexts): { summary?: string; diff?: string } {
+  let path: string;
+  let content: (u?: MergedUnit) => string | undefined;
+  if (reason.kind === 'unit-file') {
+    path = `${PATH.systemdUnitDir}/${unit}`;
+    content = (u) => u?.content;
+  } else if (reason.kind === 'drop-in') {
+    path = `${PATH.systemdUnitDir}/${unit}.d/${reason.name}`;
+    content = (u) => u?.dropIns.find((d) => d.name === reason.name)?.content;
+  } else return {};
+  const before = content(texts.before);
+  const after = content(texts.after);
+  const redacted = redactionReason(path, [before, after]);
+  if (redacted) return { summary: `content redacted: ${redacted}` };
+  const diff = unifiedDiff(path, before, after);
+  return diff ? { diff } : {};
+}
+
+function withDetails(
+  unit: string,
+  reasons: readonly UnitReason[],
+  files: ReadonlyMap<string, FileView>,
+  texts: UnitTexts,
+): ReasonView[] {
   return reasons.map((r) => {
     const file = r.kind === 'file' ? files.get(r.path) : undefined;
-    return file ? { ...r, summary: file.summary } : r;
+    if (file) return { ...r, summary: file.summary };
+    return { ...r, ...unitDiff(r, unit, texts) };
   });
 }
 
@@ -38,10 +71,12 @@ export function poolView(name: string, previous: OscDocument | undefined, next: 
   const plan = computePlan(previous?.osc, next.osc);
   const files = fileViews(previous?.osc, plan);
   const byPath = new Map(files.map((f) => [f.path, f]));
+  const before = new Map((previous ? mergedUnitsOf(previous.osc) : []).map((u) => [u.name, u]));
+  const after = new Map(mergedUnitsOf(next.osc).map((u) => [u.name, u]));
   const units: UnitView[] = explainPlan(previous?.osc, next.osc, plan).map((u) => ({
     name: u.name,
     action: u.action,
-    reasons: withSummaries(u.reasons, byPath),
+    reasons: withDetails(u.name, u.reasons, byPath, { before: before.get(u.name), after: after.get(u.name) }),
   }));
   const from = previous && sha256Hex(previous.text);
   const to = sha256Hex(next.text);

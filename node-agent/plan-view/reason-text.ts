@@ -10,9 +10,9 @@ export function reasonText(reason: ReasonView): string {
     case 'unit-removed':
       return 'removed from the OSC';
     case 'unit-file':
-      return 'unit file';
+      return reason.summary ? `unit file (${reason.summary})` : 'unit file';
     case 'drop-in':
-      return `drop-in ${reason.name} (${reason.change})`;
+      return `drop-in ${reason.name} (${reason.change}${reason.summary ? `, ${reason.summary}` : ''})`;
     case 'file':
       return reason.summary ? `${reason.path} (${reason.summary})` : reason.path;
     case 'setting': {

@@ -19,8 +19,9 @@ const SECRET_PATH = [
 /** Content that is a credential wherever it is written. */
 const SECRET_CONTENT: readonly [RegExp, string][] = [
   [/-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----/, 'a private key'],
+  // the value on the same line: `token:` opening a mapping (the agent's controllers.token) is none
   [
-    /^\s*"?(token|password|passwd|client-key-data|client-secret|clientSecret|secret|secretAccessKey|secret_access_key|bearerToken|bearer_token|access_token|api[_-]?key)"?\s*[:=]\s*"?[^\s"<>]/im,
+    /^[ \t]*"?(token|password|passwd|client-key-data|client-secret|clientSecret|secret|secretAccessKey|secret_access_key|bearerToken|bearer_token|access_token|api[_-]?key)"?[ \t]*[:=][ \t]*"?[^\s"<>]/im,
     'a credential field',
   ],
   [/\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],

@@ -8,8 +8,11 @@ import type { ChangeKind, UnitAction, UnitReason } from '../planner/explain.js';
 
 export type PoolChange = 'unchanged' | 'changed' | 'added' | 'removed';
 
-/** A reason, with the summary of the file change it names (`maxPods 110 → 120`). */
-export type ReasonView = UnitReason & { readonly summary?: string };
+/**
+ * A reason, with the summary of the file change it names (`maxPods 110 → 120`), and for a changed
+ * unit file or drop-in the unified diff of it (under `/etc/systemd/system/`).
+ */
+export type ReasonView = UnitReason & { readonly summary?: string; readonly diff?: string };
 
 export interface UnitView {
   readonly name: string;

@@ -57,6 +57,11 @@ describe('node-agent plan view: files', () => {
       ['/var/lib/kubelet/ca.crt', '-----BEGIN CERTIFICATE-----\nMII\n', undefined],
       ['/var/lib/gardener-user-authorized-keys', 'ssh-rsa AAAA key\n', undefined],
       ['/etc/x', 'password: ""\ntoken: <<BOOTSTRAP_TOKEN>>\n', undefined],
+      [
+        '/var/lib/gardener-node-agent/config.yaml',
+        'controllers:\n  token:\n    syncConfigs: []\n',
+        undefined,
+      ],
     ];
     for (const [path, text, reason] of table)
       expect(redactionReason(path, [text]), `${path} ${text}`).to.equal(reason);

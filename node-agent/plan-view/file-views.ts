@@ -105,7 +105,8 @@ function fileView(path: string, old: OscFile | undefined, next: OscFile | undefi
   };
 }
 
-function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+/** The fields that are set: JSON drops undefined, YAML would not. */
+export function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 

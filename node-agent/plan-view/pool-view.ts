@@ -7,15 +7,11 @@ import { computePlan } from '../planner/compute-plan.js';
 import { explainPlan, type UnitReason } from '../planner/explain.js';
 import { type MergedUnit, mergedUnitsOf } from '../planner/merge-units.js';
 import { isEmptyPlan } from '../planner/plan.js';
-import { fileViews } from './file-views.js';
+import { defined, fileViews } from './file-views.js';
 import { redactionReason } from './redaction.js';
 import { summaryLine } from './summary.js';
 import { unifiedDiff } from './unified-diff.js';
 import type { FileView, PoolView, ReasonView, UnitView } from './view.js';
-
-function definedFields<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
 
 /** An `osc.yaml` as read: its exact text (for the checksum) and the decoded object. */
 export interface OscDocument {
@@ -91,7 +87,7 @@ export function poolView(name: string, previous: OscDocument | undefined, next: 
     changed,
     checksum: { ...(from ? { from } : {}), to },
     ...(previous?.secretName || next.secretName
-      ? { secret: definedFields({ from: previous?.secretName, to: next.secretName }) }
+      ? { secret: defined({ from: previous?.secretName, to: next.secretName }) }
       : {}),
     summary,
     nodeAgentRestart: plan.mustRestartNodeAgent,

@@ -282,6 +282,8 @@ describe('command-line habits', function () {
     });
 
     it('print bash completion that knows commands, options and choices', () => {
+      if (spawnSync('shellcheck', ['--version']).error)
+        throw new Error('shellcheck is required to check the bash completion: apt-get install shellcheck');
       for (const name of Object.keys(programs)) {
         const script = join(dir, `${name}.bash`);
         const text = spawnSync(
@@ -318,6 +320,8 @@ describe('command-line habits', function () {
     });
 
     it('print zsh completion that zsh loads and binds to the command', () => {
+      if (spawnSync('zsh', ['--version']).error)
+        throw new Error('zsh is required to test the zsh completion: apt-get install zsh');
       for (const name of Object.keys(programs)) {
         const main =
           name === 'gardener-osc' ? CLI : join(import.meta.dirname, '../../node-agent/cli/main.ts');

@@ -82,7 +82,10 @@ export function decodeClusterInput(
   if (!decoded.ok) throw new InputError(what, [...decoded.errors, ...(strict ? typos : [])]);
   if (strict && typos.length > 0) throw new InputError(what, typos);
   // what Gardener's Shoot validation and the rendered objects would reject, before rendering
-  const shootErrors = [...checkVersions(decoded.value), ...shootNodeProblems(decoded.value.shoot, 'spec.shoot')];
+  const shootErrors = [
+    ...checkVersions(decoded.value),
+    ...shootNodeProblems(decoded.value.shoot, 'spec.shoot'),
+  ];
   if (shootErrors.length > 0) throw new InputError(what, shootErrors);
   const warnings = unknown.map((u) => `${what}: ${unknownFieldMessage(u)} (ignored; --strict rejects it)`);
   return { cluster: decoded.value, warnings };

@@ -8,6 +8,7 @@ import { type MergedUnit, mergedUnitsOf } from './merge-units.js';
 import type { Plan, PlannedCommand, PlannedUnitRemoval, PlannedUnitWrite } from './plan.js';
 import { semanticEqual } from './semantic-equal.js';
 import { commandOf, enablementOf } from './unit-actions.js';
+import { isUnitConfigurationPath } from './unit-directories.js';
 
 export interface PlanOptions {
   /**
@@ -186,12 +187,17 @@ function buildPlan(diff: Diff, files: readonly OscFile[], units: readonly Merged
     }
   }
 
+  const fileWrites = files.filter((f) => diff.changedPaths.has(f.path));
+  // a unit file or drop-in that arrives as a file of spec.files counts as much as one of spec.units
+  const unitConfigurationFiles = [...fileWrites.map((f) => f.path), ...diff.deletedPaths].some(
+    isUnitConfigurationPath,
+  );
   return {
-    files: { write: files.filter((f) => diff.changedPaths.has(f.path)), delete: diff.deletedPaths },
+    files: { write: fileWrites, delete: diff.deletedPaths },
     units: { write: unitWrites, delete: removals },
     enable,
     disable,
-    daemonReload: unitWrites.length > 0 || removals.length > 0,
+    daemonReload: unitWrites.length > 0 || removals.length > 0 || unitConfigurationFiles,
     mustRestartNodeAgent,
     commands,
   };

@@ -235,6 +235,45 @@ describe('node-agent planner: computePlan', () => {
     expect(plan.daemonReload).to.equal(false);
   });
 
+  describe('a unit file or drop-in that is a file of spec.files', () => {
+    const dropIn = (content: string, path = '/etc/systemd/system/containerd.service.d/10-x.conf') => ({
+      path,
+      content: { inline: { encoding: '' as const, data: content } },
+    });
+
+    it('changed: systemd reloads, so it sees the new setting (no unit restarts for it)', () => {
+      const plan = computePlan(osc([], [dropIn('[Service]\nA=1')]), osc([], [dropIn('[Service]\nA=2')]));
+      expect(plan.files.write.map((f) => f.path)).to.deep.equal([
+        '/etc/systemd/system/containerd.service.d/10-x.conf',
+      ]);
+      expect(plan.daemonReload).to.equal(true);
+      expect(plan.commands).to.deep.equal([]);
+    });
+
+    it('deleted: systemd reloads, so the setting is gone', () => {
+      const plan = computePlan(osc([], [dropIn('[Service]\nA=1')]), osc([], []));
+      expect(plan.daemonReload).to.equal(true);
+    });
+
+    for (const dir of ['/run/systemd/system', '/usr/lib/systemd/system', '/lib/systemd/system']) {
+      it(`under ${dir} too`, () => {
+        const path = `${dir}/x.service`;
+        expect(computePlan(osc([], [dropIn('a', path)]), osc([], [dropIn('b', path)])).daemonReload).to.equal(
+          true,
+        );
+      });
+    }
+
+    it('a file elsewhere, even one named like a unit, does not reload', () => {
+      for (const path of ['/etc/systemd/journald.conf', '/etc/systemd/systemx/a.service', '/opt/a.service']) {
+        expect(
+          computePlan(osc([], [dropIn('a', path)]), osc([], [dropIn('b', path)])).daemonReload,
+          path,
+        ).to.equal(false);
+      }
+    });
+  });
+
   it('v1.111: a removed unit without content only loses its drop-ins and is restarted if it exists', () => {
     const plan = computePlan(
       osc([{ name: 'os.service', dropIns: [{ name: '10-x.conf', content: 'x' }] }, UNIT.unit2!]),

@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostname as osHostname } from 'node:os';
 import { resolve } from 'node:path';
+import type { V1Node } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
@@ -36,6 +37,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import { agentMetrics, countingRestarts } from './agent-metrics.js';
 import { hostName, nodeNameByHostName, restConfig } from './rest-config.js';
+import { recordingUnitEvents } from './unit-events.js';
 
 export interface AgentOptions {
   readonly config: NodeAgentConfiguration;
@@ -101,7 +103,10 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   collectDefaultMetrics({ register: registry });
   const metrics = runtimeMetrics(registry);
   const ownMetrics = agentMetrics(registry);
-  const systemd = countingRestarts(o.systemd, ownMetrics);
+  const recorder = new EventRecorder({ http, component: 'gardener-node-agent', host: nodeName ?? host, log });
+  // every unit job the agent runs is counted and recorded on its Node, as upstream's dbus layer does
+  let ownNode: () => V1Node | undefined = () => undefined;
+  const systemd = recordingUnitEvents(countingRestarts(o.systemd, ownMetrics), recorder, () => ownNode());
   const osc = config.controllers.operatingSystemConfig;
   const oscController = startOscController(
     {
@@ -116,12 +121,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       root: o.root,
       systemd,
       images: o.images,
-      recorder: new EventRecorder({
-        http,
-        component: 'gardener-node-agent',
-        host: nodeName ?? host,
-        log,
-      }),
+      recorder,
       restartSelf,
       log,
       metrics,
@@ -129,6 +129,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     },
     root.signal,
   );
+  ownNode = () => oscController.nodes.list()[0];
   const token = startTokenController(
     {
       http,

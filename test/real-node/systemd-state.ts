@@ -1,0 +1,143 @@
+/**
+ * What the node's own systemd says, read from outside: unit properties (`systemctl show`) and the
+ * units it started, from its journal. A unit's new invocation (a new InvocationID) is attributed
+ * to what caused it, so an apply can be judged on what it did alone:
+ *  - `restart-policy`: systemd's own Restart= (the journal says "Scheduled restart job" for the
+ *    invocation before, message 5eb03494b6584870a536b337290809b3);
+ *  - `timer`: the unit's timer elapsed (the start follows the timer's LastTriggerUSecMonotonic);
+ *  - `job`: anything else, i.e. a start, restart or stop job somebody asked for (the agent).
+ */
+import type { Container } from '../../hack/real-node/container.js';
+
+/** systemd's catalog ids of the messages PID 1 writes about units. */
+const MESSAGE = {
+  starting: '7d4958e842da4a758f6c1cdc7b36dcc5',
+  started: '39f53479d3a045ac8e11786248231fbf',
+  restartScheduled: '5eb03494b6584870a536b337290809b3',
+} as const;
+
+export type StartCause = 'job' | 'restart-policy' | 'timer';
+
+export interface UnitStart {
+  readonly unit: string;
+  readonly invocation: string;
+  /** CLOCK_MONOTONIC of the "Starting" (or "Started") message, in µs. */
+  readonly monotonicUs: number;
+  readonly cause: StartCause;
+}
+
+export type UnitProperties = Record<string, string>;
+
+/** `systemctl show -p …` of several units: one record per unit, in the order asked. */
+export async function showUnits(
+  container: Container,
+  units: readonly string[],
+  properties: readonly string[],
+): Promise<Map<string, UnitProperties>> {
+  const out = await container.run([
+    'systemctl',
+    'show',
+    '--no-pager',
+    `--property=${['Id', ...properties].join(',')}`,
+    '--',
+    ...units,
+  ]);
+  const result = new Map<string, UnitProperties>();
+  const blocks = out.split(/\n\n+/).filter((b) => b.trim() !== '');
+  blocks.forEach((block, i) => {
+    const record: UnitProperties = {};
+    for (const line of block.split('\n')) {
+      const eq = line.indexOf('=');
+      if (eq > 0) record[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    result.set(units[i]!, record);
+  });
+  return result;
+}
+
+export async function journalCursor(container: Container): Promise<string> {
+  const out = await container.run(['journalctl', '--no-pager', '-o', 'json', '-n', '1']);
+  const cursor = (JSON.parse(out.trim().split('\n').at(-1)!) as { __CURSOR: string }).__CURSOR;
+  return cursor;
+}
+
+interface JournalEntry {
+  readonly UNIT?: string;
+  readonly MESSAGE_ID?: string;
+  readonly INVOCATION_ID?: string;
+  readonly __MONOTONIC_TIMESTAMP?: string;
+}
+
+/** PID 1's messages about units after `cursor` (since boot when it is empty). */
+async function managerEntries(container: Container, cursor: string): Promise<JournalEntry[]> {
+  const out = await container.run([
+    'journalctl',
+    '--no-pager',
+    '-o',
+    'json',
+    '--output-fields=UNIT,MESSAGE_ID,INVOCATION_ID',
+    ...(cursor ? [`--after-cursor=${cursor}`] : []),
+    '_PID=1',
+  ]);
+  return out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as JournalEntry)
+    .filter((e) => e.UNIT !== undefined);
+}
+
+/** The last time each timer elapsed, for the units the timers trigger. */
+async function timerTriggers(container: Container, units: readonly string[]): Promise<Map<string, number[]>> {
+  const triggers = new Map<string, number[]>();
+  if (units.length === 0) return triggers;
+  const triggeredBy = await showUnits(container, units, ['TriggeredBy']);
+  const timers = [
+    ...new Set([...triggeredBy.values()].flatMap((p) => p.TriggeredBy?.split(' ') ?? [])),
+  ].filter((t) => t.endsWith('.timer'));
+  if (timers.length === 0) return triggers;
+  const last = await showUnits(container, timers, ['LastTriggerUSecMonotonic']);
+  for (const [unit, p] of triggeredBy) {
+    const times = (p.TriggeredBy?.split(' ') ?? [])
+      .filter((t) => last.has(t))
+      .map((t) => Number(last.get(t)!.LastTriggerUSecMonotonic));
+    triggers.set(unit, times);
+  }
+  return triggers;
+}
+
+/** Every unit invocation that started after `cursor`, in order, with its cause. */
+export async function unitStartsSince(container: Container, cursor: string): Promise<UnitStart[]> {
+  const entries = await managerEntries(container, cursor);
+  const seen = new Set<string>();
+  const scheduled = new Set<string>();
+  const starts: Omit<UnitStart, 'cause'>[] = [];
+  const auto = new Set<string>();
+  for (const e of entries) {
+    const unit = e.UNIT!;
+    if (e.MESSAGE_ID === MESSAGE.restartScheduled) scheduled.add(unit);
+    const starting = e.MESSAGE_ID === MESSAGE.starting || e.MESSAGE_ID === MESSAGE.started;
+    if (!starting || !e.INVOCATION_ID || seen.has(e.INVOCATION_ID)) continue;
+    seen.add(e.INVOCATION_ID);
+    if (scheduled.delete(unit)) auto.add(e.INVOCATION_ID);
+    starts.push({
+      unit,
+      invocation: e.INVOCATION_ID,
+      monotonicUs: Number(e.__MONOTONIC_TIMESTAMP),
+    });
+  }
+  const triggers = await timerTriggers(container, [...new Set(starts.map((s) => s.unit))]);
+  return starts.map((s) => {
+    const timerElapsed = (triggers.get(s.unit) ?? []).some(
+      (t) => t > 0 && s.monotonicUs >= t && s.monotonicUs - t < 2_000_000,
+    );
+    const cause: StartCause = auto.has(s.invocation) ? 'restart-policy' : timerElapsed ? 'timer' : 'job';
+    return { ...s, cause };
+  });
+}
+
+/** The starts caused by jobs, counted per unit. */
+export function jobStartsPerUnit(starts: readonly UnitStart[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of starts) if (s.cause === 'job') counts.set(s.unit, (counts.get(s.unit) ?? 0) + 1);
+  return counts;
+}

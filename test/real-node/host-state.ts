@@ -67,9 +67,12 @@ function realNodeMounts(): string[] {
     .filter((l) => /real-node|nspawn/.test(l));
 }
 
-/** Captures the host; the first call also lays the /tmp canary. */
+let canaryLaid = false;
+
+/** Captures the host; the first call also lays the /tmp canary (later ones only look at it). */
 export function hostSnapshot(): HostSnapshot {
-  if (!existsSync(CANARY)) {
+  if (!canaryLaid) {
+    canaryLaid = true;
     writeFileSync(CANARY, `laid by the real-node tests (pid ${process.pid}); removed by them\n`);
     const old = new Date(Date.now() - CANARY_AGE_MS);
     utimesSync(CANARY, old, old);
@@ -112,11 +115,16 @@ function processesOf(name: string): number[] {
   return pids;
 }
 
-/** What differs from `before` (empty when the host is as found); removes the canary. */
+/**
+ * What differs from `before` (empty when the host is as found); removes the canary. Other runs on
+ * this machine (another `npm test`) may boot nodes meanwhile: what belongs to this node is checked
+ * always, what all nodes share (/run/systemd/nspawn, the node base directory, cgroups) is compared
+ * whole only while no other node runs.
+ */
 export function hostDifferences(
   before: HostSnapshot,
   after: HostSnapshot,
-  node: { readonly name: string; readonly pids: readonly number[] },
+  node: { readonly name: string; readonly nodeDir: string; readonly pids: readonly number[] },
 ): string[] {
   const problems: string[] = [];
   const same = (what: string, a: readonly string[], b: readonly string[]) => {
@@ -125,14 +133,26 @@ export function hostDifferences(
     if (added.length || removed.length)
       problems.push(`${what} changed: added ${JSON.stringify(added)}, removed ${JSON.stringify(removed)}`);
   };
+  const ours = (entries: readonly string[]) =>
+    entries.filter((e) => e.includes(node.name) || e.includes(node.nodeDir));
   for (const pid of node.pids) if (alive(pid)) problems.push(`process ${pid} of the node still runs`);
   const left = processesOf(node.name);
   if (left.length) problems.push(`processes in the node's cgroups: ${left.join(', ')}`);
+  for (const [what, entries] of [
+    ['cgroups', after.cgroups],
+    ['/run/systemd/nspawn entries', after.runNspawn],
+    ['node directories', after.base],
+    ['mounts', after.mounts],
+  ] as const) {
+    if (ours(entries).length) problems.push(`${what} of the node are left: ${JSON.stringify(ours(entries))}`);
+  }
   same('mounts', before.mounts, after.mounts);
-  same('real-node cgroups', before.cgroups, after.cgroups);
-  same('/run/systemd/nspawn', before.runNspawn, after.runNspawn);
   same("the host's /etc/systemd/system", before.hostUnits, after.hostUnits);
-  same('node directories', before.base, after.base);
+  const othersRunning = before.cgroups.length > 0 || after.cgroups.length > 0;
+  if (!othersRunning) {
+    same('/run/systemd/nspawn', before.runNspawn, after.runNspawn);
+    same('node directories', before.base, after.base);
+  }
   if (before.tmpDevice !== after.tmpDevice) problems.push('/tmp is another file system now');
   if (JSON.stringify(before.canary) !== JSON.stringify(after.canary))
     problems.push(

@@ -64,8 +64,8 @@ describe('a real node: the agent under a real systemd', function () {
   before(async function () {
     // cold: debootstrap (~2.5 min) and the agent's single executable; warm: seconds
     this.timeout(20 * 60_000);
-    host = hostSnapshot();
     reapStaleNodes();
+    host = hostSnapshot();
     realNodeCache();
     buildDir = mkdtempSync(join(tmpdir(), 'real-node-agent-'));
     const [started, build] = await Promise.all([
@@ -263,8 +263,11 @@ describe('a real node: the agent under a real systemd', function () {
 
   it('leaves the host as found: no process, mount, cgroup or /run leftovers, /tmp untouched', async () => {
     const { leader, nspawnPid } = c;
+    const { nodeDir } = node!.node;
     await node!.stop();
     node = undefined;
-    expect(hostDifferences(host, hostSnapshot(), { name, pids: [leader, nspawnPid] })).to.deep.equal([]);
+    expect(hostDifferences(host, hostSnapshot(), { name, nodeDir, pids: [leader, nspawnPid] })).to.deep.equal(
+      [],
+    );
   });
 });

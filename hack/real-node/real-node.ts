@@ -15,7 +15,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { assertContainerLeader, Container, leaderOf } from './container.js';
 import { DEFAULT_BASE, guardBase, guardNodeName, guardRoot, NODE_DIR_MARKER } from './root-guard.js';
 import { cleanNode, NODE_SCRIPT, type NodeRecord, removeRecord, writeRecord } from './runs.js';
@@ -64,7 +64,9 @@ export class RealNode {
   /** Makes the node directory; nothing runs yet. */
   constructor(private readonly o: RealNodeOptions) {
     this.name = guardNodeName(o.name);
-    const base = o.base ?? defaultBase();
+    const base = resolve(o.base ?? defaultBase());
+    // a base that does not exist yet is made only where its parent passes the same rules
+    if (!existsSync(base)) guardBase(dirname(base));
     mkdirSync(base, { recursive: true, mode: 0o755 });
     this.base = guardBase(base);
     this.rootfs = guardRoot(join(o.cache, 'rootfs'), dirname(o.cache));

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Container } from '../../hack/real-node/container.js';
+import { RealNode } from '../../hack/real-node/real-node.js';
 import {
   guardBase,
   guardNodeDir,
@@ -99,6 +100,15 @@ describe('real-node safety rules', () => {
       ])
         refused(() => guardNodeName(name), /does not match/);
       expect(guardNodeName('real-node-abc-1')).to.equal('real-node-abc-1');
+    });
+
+    it('makes no node directory where the rules forbid one, not even the base', () => {
+      const made = (base: string) => () =>
+        new RealNode({ name: 'real-node-x', cache: parent, supervisor: '/bin/true', base });
+      refused(made(join(tmp, 'base')), /under \/tmp/);
+      refused(made('/real-node-safety-base'), /is \//);
+      expect(existsSync(join(tmp, 'base'))).to.equal(false);
+      expect(existsSync('/real-node-safety-base')).to.equal(false);
     });
 
     it('refuses to run anything in a process that is not the PID 1 of a marked container', async () => {

@@ -29,9 +29,15 @@ function say(line: string): void {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  let values: { name?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (e) {
+    process.stderr.write(`real-node: ${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

@@ -59,9 +59,12 @@ function fileLines(file: FileView, withDiff: boolean): string[] {
 
 function poolDetails(pool: PoolView): string[] {
   const lines = [header(pool)];
-  if (pool.units.length > 0 || pool.daemonReload) {
+  if (pool.units.length > 0) {
     lines.push(`  units${pool.daemonReload ? ' (after a daemon-reload)' : ''}:`);
     for (const unit of pool.units) lines.push(...unitLines(unit, pool.change === 'changed'));
+  } else if (pool.daemonReload) {
+    // a unit file or drop-in that is one of the files: systemd reloads, no unit changes
+    lines.push('  units: none changed (a daemon-reload for the unit configuration among the files)');
   }
   if (pool.files.length > 0) {
     lines.push('  files:');

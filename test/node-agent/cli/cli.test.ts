@@ -72,6 +72,37 @@ describe('node-agent CLI', function () {
       expect(stdout).to.contain('      -file5\n      \\ No newline at end of file\n      +changeme\n');
     });
 
+    it('a drop-in among the files: no unit changes, but systemd reloads, and the text says why', async () => {
+      const osc = (value: string) =>
+        stringifyYaml({
+          apiVersion: 'extensions.gardener.cloud/v1alpha1',
+          kind: 'OperatingSystemConfig',
+          metadata: { name: 'osc' },
+          spec: {
+            type: 't',
+            purpose: 'reconcile',
+            files: [
+              {
+                path: '/etc/systemd/system/containerd.service.d/10-x.conf',
+                content: { inline: { encoding: '', data: `[Service]\nEnvironment=${value}\n` } },
+              },
+            ],
+          },
+        });
+      const { code, stdout } = await runCli([
+        'plan',
+        '--previous',
+        file('a.yaml', osc('A=1')),
+        '--next',
+        file('b.yaml', osc('A=2')),
+      ]);
+      expect(code).to.equal(0);
+      expect(stdout).to.contain(
+        '\n  units: none changed (a daemon-reload for the unit configuration among the files)\n',
+      );
+      expect(stdout).to.not.contain('units (after a daemon-reload):');
+    });
+
     it('-o json has the same shape as a pool of gardener-osc plan; --exit-code exits 3 on a change', async () => {
       const a = file('a.yaml', yamlOf(oscV1()));
       const json = await runCli([

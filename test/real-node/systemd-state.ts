@@ -4,7 +4,9 @@
  * to what caused it, so an apply can be judged on what it did alone:
  *  - `restart-policy`: systemd's own Restart= (the journal says "Scheduled restart job" for the
  *    invocation before, message 5eb03494b6584870a536b337290809b3);
- *  - `timer`: the unit's timer elapsed (the start follows the timer's LastTriggerUSecMonotonic);
+ *  - `timer`: the unit's timer elapsed (the start follows the timer's LastTriggerUSec within 2 s;
+ *    only a timer's last elapse is known, so one elapsing twice in a window is told apart once: the
+ *    timers of the OSC and the image elapse every 10 minutes or more rarely);
  *  - `job`: anything else, i.e. a start, restart or stop job somebody asked for (the agent).
  */
 import type { Container } from '../../hack/real-node/container.js';
@@ -21,8 +23,8 @@ export type StartCause = 'job' | 'restart-policy' | 'timer';
 export interface UnitStart {
   readonly unit: string;
   readonly invocation: string;
-  /** CLOCK_MONOTONIC of the "Starting" (or "Started") message, in µs. */
-  readonly monotonicUs: number;
+  /** CLOCK_REALTIME of the "Starting" (or "Started") message, in µs. */
+  readonly realtimeUs: number;
   readonly cause: StartCause;
 }
 
@@ -38,6 +40,8 @@ export async function showUnits(
     'systemctl',
     'show',
     '--no-pager',
+    // timestamps with microseconds, in UTC; monotonic ones are printed as time spans whatever this says
+    '--timestamp=us+utc',
     `--property=${['Id', ...properties].join(',')}`,
     '--',
     ...units,
@@ -65,7 +69,7 @@ interface JournalEntry {
   readonly UNIT?: string;
   readonly MESSAGE_ID?: string;
   readonly INVOCATION_ID?: string;
-  readonly __MONOTONIC_TIMESTAMP?: string;
+  readonly __REALTIME_TIMESTAMP?: string;
 }
 
 /** PID 1's messages about units after `cursor` (since boot when it is empty). */
@@ -75,6 +79,7 @@ async function managerEntries(container: Container, cursor: string): Promise<Jou
     '--no-pager',
     '-o',
     'json',
+    // __REALTIME_TIMESTAMP and __CURSOR come with every entry
     '--output-fields=UNIT,MESSAGE_ID,INVOCATION_ID',
     ...(cursor ? [`--after-cursor=${cursor}`] : []),
     '_PID=1',
@@ -86,7 +91,14 @@ async function managerEntries(container: Container, cursor: string): Promise<Jou
     .filter((e) => e.UNIT !== undefined);
 }
 
-/** The last time each timer elapsed, for the units the timers trigger. */
+/** `Tue 2026-12-01 16:21:20.292676 UTC` (systemctl show --timestamp=us+utc) in µs since the epoch. */
+export function parseUtcTimestamp(text: string | undefined): number {
+  const m = /(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))? UTC/.exec(text ?? '');
+  if (!m) return 0;
+  return Date.parse(`${m[1]}T${m[2]}Z`) * 1000 + Number((m[3] ?? '').padEnd(6, '0'));
+}
+
+/** The last time each timer elapsed (µs since the epoch), for the units the timers trigger. */
 async function timerTriggers(container: Container, units: readonly string[]): Promise<Map<string, number[]>> {
   const triggers = new Map<string, number[]>();
   if (units.length === 0) return triggers;
@@ -95,11 +107,11 @@ async function timerTriggers(container: Container, units: readonly string[]): Pr
     ...new Set([...triggeredBy.values()].flatMap((p) => p.TriggeredBy?.split(' ') ?? [])),
   ].filter((t) => t.endsWith('.timer'));
   if (timers.length === 0) return triggers;
-  const last = await showUnits(container, timers, ['LastTriggerUSecMonotonic']);
+  const last = await showUnits(container, timers, ['LastTriggerUSec']);
   for (const [unit, p] of triggeredBy) {
     const times = (p.TriggeredBy?.split(' ') ?? [])
       .filter((t) => last.has(t))
-      .map((t) => Number(last.get(t)!.LastTriggerUSecMonotonic));
+      .map((t) => parseUtcTimestamp(last.get(t)!.LastTriggerUSec));
     triggers.set(unit, times);
   }
   return triggers;
@@ -122,13 +134,13 @@ export async function unitStartsSince(container: Container, cursor: string): Pro
     starts.push({
       unit,
       invocation: e.INVOCATION_ID,
-      monotonicUs: Number(e.__MONOTONIC_TIMESTAMP),
+      realtimeUs: Number(e.__REALTIME_TIMESTAMP),
     });
   }
   const triggers = await timerTriggers(container, [...new Set(starts.map((s) => s.unit))]);
   return starts.map((s) => {
     const timerElapsed = (triggers.get(s.unit) ?? []).some(
-      (t) => t > 0 && s.monotonicUs >= t && s.monotonicUs - t < 2_000_000,
+      (t) => t > 0 && s.realtimeUs >= t && s.realtimeUs - t < 2_000_000,
     );
     const cause: StartCause = auto.has(s.invocation) ? 'restart-policy' : timerElapsed ? 'timer' : 'job';
     return { ...s, cause };

@@ -12,14 +12,7 @@ import { type OperatingSystemConfig, UNIT } from '../../api/index.js';
 import type { Container } from '../../hack/real-node/container.js';
 import { showUnits, unitStartsSince } from './systemd-state.js';
 
-const PROPERTIES = [
-  'LoadState',
-  'ActiveState',
-  'SubState',
-  'UnitFileState',
-  'Result',
-  'ExecMainStartTimestampMonotonic',
-];
+const PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'UnitFileState', 'Result'];
 
 export async function expectUnitsAsOscSays(container: Container, osc: OperatingSystemConfig): Promise<void> {
   const units = osc.spec.units ?? [];

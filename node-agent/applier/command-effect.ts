@@ -10,6 +10,10 @@
  * - stop: the unit is not running (or is stopping), or it has been stopped since.
  * After a reboot the invocation and timestamps all differ: a restart counts as done (the unit
  * started with the new configuration), a stop is decided by the current state alone.
+ *
+ * A restart that took effect may still have failed: its new invocation ended `failed` (a oneshot
+ * whose program failed, a start that timed out). Without the crash `systemctl restart` would have
+ * reported that failure, so the resumed apply must report it too, not count the unit as restarted.
  */
 import type { UnitStatus } from '../systemd/unit-status.js';
 
@@ -38,4 +42,16 @@ export function commandTookEffect(command: UnitCommand, before: UnitStatus, now:
     return started(before, now) || (stopped(before, now) && inTransition);
   }
   return STOPPED_STATES.has(now.activeState) || stopped(before, now);
+}
+
+/** What a resumed apply does with a restart or stop its predecessor was interrupted in. */
+export type InterruptedCommandOutcome = 'repeat' | 'done' | 'failed';
+
+export function interruptedCommandOutcome(
+  command: UnitCommand,
+  before: UnitStatus,
+  now: UnitStatus,
+): InterruptedCommandOutcome {
+  if (!commandTookEffect(command, before, now)) return 'repeat';
+  return command === 'restart' && now.activeState === 'failed' ? 'failed' : 'done';
 }

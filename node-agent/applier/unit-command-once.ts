@@ -2,12 +2,12 @@
  * Restart and stop exactly once, even across a crash. Before the call, what systemd says about
  * the unit is recorded with the intent in the progress file; a run that finds the intent of an
  * interrupted predecessor asks systemd again and skips the call if it already took effect
- * (command-effect.ts). A call that failed (rather than being cut off) clears its intent, so it is
- * retried as before. enable, disable and daemon-reload change no running unit and may repeat.
+ * (command-effect.ts), and reports it as failed if its new invocation ended `failed`. A call that
+ * failed (rather than being cut off) clears its intent, so it is retried as before. enable, disable and daemon-reload change no running unit and may repeat.
  */
 import type { Logger } from '../../runtime/logging.js';
 import type { Systemd } from '../systemd/systemd.js';
-import { commandTookEffect, type UnitCommand } from './command-effect.js';
+import { interruptedCommandOutcome, type UnitCommand } from './command-effect.js';
 import { type HostRoot, pathExists } from './host-root.js';
 import type { InFlightCommand } from './progress-file.js';
 import { type Step, stepId } from './steps.js';
@@ -50,7 +50,14 @@ export async function runCommandOnce(
   const interrupted = o.journal.interrupted?.step === id ? o.journal.interrupted : undefined;
   if (interrupted) {
     const now = await o.systemd.unitStatus(target.unit);
-    if (commandTookEffect(target.command, interrupted.before, now)) {
+    const outcome = interruptedCommandOutcome(target.command, interrupted.before, now);
+    if (outcome === 'failed') {
+      await o.journal.record(undefined);
+      throw new Error(
+        `${target.command} of ${target.unit} failed: the unit is ${now.activeState} (${now.subState}) after the ${target.command} the agent was interrupted in`,
+      );
+    }
+    if (outcome === 'done') {
       o.logger.info(
         { unit: target.unit, command: target.command, invocationId: now.invocationId },
         'Unit command took effect before the agent was interrupted, not repeating it',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { commandTookEffect } from '../../../node-agent/applier/command-effect.js';
+import { commandTookEffect, interruptedCommandOutcome } from '../../../node-agent/applier/command-effect.js';
 import type { UnitStatus } from '../../../node-agent/systemd/unit-status.js';
 
 const unit = (o: Partial<UnitStatus>): UnitStatus => ({
@@ -100,5 +100,34 @@ describe('node-agent: did a restart or stop in flight at a crash take effect?', 
   ];
   for (const [what, command, before, now, expected] of table) {
     it(what, () => expect(commandTookEffect(command, before, now)).to.equal(expected));
+  }
+});
+
+describe('node-agent: what a resumed apply does with an interrupted restart or stop', () => {
+  const restartedInto = (activeState: string) =>
+    unit({ activeState, invocationId: 'b'.repeat(32), inactiveExitTimestampMonotonic: 200 });
+  const table: [string, 'restart' | 'stop', UnitStatus, UnitStatus, string][] = [
+    ['restart that never reached systemd: repeat it', 'restart', running, running, 'repeat'],
+    ['restart whose new invocation runs: done', 'restart', running, restartedInto('active'), 'done'],
+    [
+      'restart whose new invocation is starting: done',
+      'restart',
+      running,
+      restartedInto('activating'),
+      'done',
+    ],
+    // Without the crash `systemctl restart` of a failing oneshot exits non-zero and the apply reports it.
+    [
+      'restart whose new invocation ended failed: failed',
+      'restart',
+      running,
+      restartedInto('failed'),
+      'failed',
+    ],
+    ['stop that left the unit failed: done', 'stop', running, unit({ activeState: 'failed' }), 'done'],
+    ['stop that never reached systemd: repeat it', 'stop', running, running, 'repeat'],
+  ];
+  for (const [what, command, before, now, expected] of table) {
+    it(what, () => expect(interruptedCommandOutcome(command, before, now)).to.equal(expected));
   }
 });

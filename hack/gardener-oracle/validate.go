@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	extensionsvalidation "github.com/gardener/gardener/pkg/apis/extensions/validation"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	nodeagentconfig "github.com/gardener/gardener/pkg/nodeagent/apis/config"
+	nodeagentv1alpha1 "github.com/gardener/gardener/pkg/nodeagent/apis/config/v1alpha1"
+	nodeagentvalidation "github.com/gardener/gardener/pkg/nodeagent/apis/config/validation"
+)
+
+// strictScheme knows every kind we render: core and RBAC objects, OperatingSystemConfig,
+// ManagedResource and NodeAgentConfiguration (external and internal, for its validation).
+var strictScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(extensionsv1alpha1.AddToScheme(s))
+	utilruntime.Must(resourcesv1alpha1.AddToScheme(s))
+	utilruntime.Must(nodeagentconfig.AddToScheme(s))
+	utilruntime.Must(nodeagentv1alpha1.AddToScheme(s))
+	return s
+}()
+
+// Strict: an unknown or duplicate field is an error, as the API server's strict field validation.
+var strictCodecs = serializer.NewCodecFactory(strictScheme, serializer.EnableStrict)
+
+type validateInput struct {
+	// Documents are YAML or JSON texts, one object each.
+	Documents []string `json:"documents"`
+}
+
+type validateResult struct {
+	Kind   string   `json:"kind"`
+	Errors []string `json:"errors"`
+}
+
+func validateOp(raw json.RawMessage) (interface{}, error) {
+	var in validateInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, err
+	}
+	results := make([]validateResult, 0, len(in.Documents))
+	for _, doc := range in.Documents {
+		results = append(results, validateDocument([]byte(doc)))
+	}
+	return results, nil
+}
+
+func validateDocument(doc []byte) validateResult {
+	// The universal decoder converts NodeAgentConfiguration into its internal version with the
+	// defaults the node agent applies when it loads its config file (cmd/gardener-node-agent).
+	obj, gvk, err := strictCodecs.UniversalDecoder().Decode(doc, nil, nil)
+	if err != nil {
+		kind := ""
+		if gvk != nil {
+			kind = gvk.Kind
+		}
+		return validateResult{Kind: kind, Errors: []string{"decode: " + err.Error()}}
+	}
+	var errs field.ErrorList
+	switch o := obj.(type) {
+	case *extensionsv1alpha1.OperatingSystemConfig:
+		errs = extensionsvalidation.ValidateOperatingSystemConfig(o)
+	case *nodeagentconfig.NodeAgentConfiguration:
+		errs = nodeagentvalidation.ValidateNodeAgentConfiguration(o)
+	case *resourcesv1alpha1.ManagedResource:
+		errs = validateMeta(&o.ObjectMeta, true)
+		for i, ref := range o.Spec.SecretRefs {
+			if ref.Name == "" {
+				errs = append(errs, field.Required(field.NewPath("spec", "secretRefs").Index(i).Child("name"), "must not be empty"))
+			}
+		}
+	case *corev1.Secret:
+		errs = append(validateMeta(&o.ObjectMeta, true), validateSecretData(o)...)
+	case *corev1.ServiceAccount:
+		errs = validateMeta(&o.ObjectMeta, true)
+	case *rbacv1.Role:
+		errs = validateMeta(&o.ObjectMeta, true)
+	case *rbacv1.RoleBinding:
+		errs = append(validateMeta(&o.ObjectMeta, true), validateRoleRef(o.RoleRef)...)
+	case *rbacv1.ClusterRole:
+		errs = validateMeta(&o.ObjectMeta, false)
+	case *rbacv1.ClusterRoleBinding:
+		errs = append(validateMeta(&o.ObjectMeta, false), validateRoleRef(o.RoleRef)...)
+	default:
+		return validateResult{Kind: gvk.Kind, Errors: []string{fmt.Sprintf("no validation known for %s", gvk)}}
+	}
+	return validateResult{Kind: gvk.Kind, Errors: errorStrings(errs)}
+}
+
+// validateMeta is the API server's generic ObjectMeta validation (names are DNS subdomains).
+func validateMeta(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	return apivalidation.ValidateObjectMeta(meta, namespaced, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+}
+
+// validateSecretData checks what the API server checks of a Secret's data: keys and total size.
+func validateSecretData(secret *corev1.Secret) field.ErrorList {
+	var errs field.ErrorList
+	total := 0
+	for key, value := range secret.Data {
+		for _, msg := range validation.IsConfigMapKey(key) {
+			errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, msg))
+		}
+		total += len(value)
+	}
+	if total > corev1.MaxSecretSize {
+		errs = append(errs, field.TooLong(field.NewPath("data"), "", corev1.MaxSecretSize))
+	}
+	return errs
+}
+
+func validateRoleRef(ref rbacv1.RoleRef) field.ErrorList {
+	var errs field.ErrorList
+	if ref.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("roleRef", "name"), ""))
+	}
+	if ref.Kind != "Role" && ref.Kind != "ClusterRole" {
+		errs = append(errs, field.NotSupported(field.NewPath("roleRef", "kind"), ref.Kind, []string{"Role", "ClusterRole"}))
+	}
+	return errs
+}
+
+func errorStrings(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}

@@ -1,10 +1,12 @@
 /**
- * The script that formats the kubelet data volume (node-side §4.1), shared by the node agent's
- * `bootstrap` and the legacy executor: find the one unpartitioned, unformatted, unmounted whole
- * disk of exactly the configured size, make an ext4 file system labelled KUBEDEV with quotas,
- * copy /var/lib onto it and mount it there. Idempotent: nothing happens once KUBEDEV exists.
+ * The script that formats the kubelet data volume (node-side §4.1, as v1.91.4), shared by the node
+ * agent's `bootstrap` and the legacy executor: find the one unpartitioned, unformatted, unmounted
+ * whole disk of exactly the configured size, make an ext4 file system labelled KUBEDEV with quotas,
+ * copy /var/lib/kubelet onto it and mount it there (where the OSC's var-lib-kubelet.mount mounts it
+ * on every later boot). Idempotent: nothing happens once KUBEDEV exists.
  */
 export const KUBELET_DATA_VOLUME_LABEL = 'KUBEDEV';
+export const KUBELET_DATA_VOLUME_MOUNT_POINT = '/var/lib/kubelet';
 
 export function formatKubeletDataVolumeScript(sizeInBytes: number): string {
   if (!Number.isSafeInteger(sizeInBytes) || sizeInBytes <= 0)
@@ -16,6 +18,8 @@ set -o pipefail
 
 readonly label=${KUBELET_DATA_VOLUME_LABEL}
 readonly size=${sizeInBytes}
+readonly mount_point=${KUBELET_DATA_VOLUME_MOUNT_POINT}
+readonly copy_dir=/tmp/varlibkubeletcp
 
 if blkid --label "$label" >/dev/null 2>&1; then
   echo "Kubelet data device with label $label already exists"
@@ -41,11 +45,12 @@ fi
 
 echo "Formatting /dev/$device with label $label"
 mkfs.ext4 -L "$label" -O quota -E lazy_itable_init=0,lazy_journal_init=0,quotatype=usrquota:grpquota:prjquota "/dev/$device"
-mkdir -p /tmp/varlibcp
-mount LABEL="$label" /tmp/varlibcp
-cp -a /var/lib/* /tmp/varlibcp/
-umount /tmp/varlibcp
-mount LABEL="$label" /var/lib -o defaults,prjquota,errors=remount-ro
-echo "Kubelet data device /dev/$device is mounted on /var/lib"
+mkdir -p "$mount_point" "$copy_dir"
+mount LABEL="$label" "$copy_dir"
+# "dir/." copies the content, dot files included, and an empty directory (a fresh node) as well.
+cp -a "$mount_point/." "$copy_dir/"
+umount "$copy_dir"
+mount LABEL="$label" "$mount_point" -o defaults,prjquota,errors=remount-ro
+echo "Kubelet data device /dev/$device is mounted on $mount_point"
 `;
 }

@@ -37,7 +37,7 @@ export const RenderValuesSchema = z.strictObject({
 export type RenderValues = z.output<typeof RenderValuesSchema>;
 
 export const DEFAULT_IMAGES = {
-  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.0',
+  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.4',
   hyperkubeRepository: 'europe-docker.pkg.dev/gardener-project/releases/hyperkube',
   pauseContainer: 'registry.k8s.io/pause:3.9',
   valitail: 'europe-docker.pkg.dev/gardener-project/releases/3rd/credativ/valitail:v2.2.14',

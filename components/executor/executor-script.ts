@@ -24,7 +24,7 @@ export interface ExecutorInput {
 }
 
 /** Units the executor must not restart: the mount, the container runtime of old nodes, itself. */
-const NOT_RESTARTED = ['docker.service', 'var-lib.mount', 'cloud-config-downloader.service'];
+const NOT_RESTARTED = ['docker.service', 'var-lib-kubelet.mount', 'cloud-config-downloader.service'];
 
 /** A bash array literal of shell-quoted words. */
 const array = (words: readonly string[]) => `(${words.map(shellQuote).join(' ')})`;

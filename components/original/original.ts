@@ -13,12 +13,12 @@ import { nodeAgent } from '../node-agent/node-agent.js';
 import { rootCertificates } from '../root-certificates/root-certificates.js';
 import { sshdEnsurer } from '../sshd-ensurer/sshd-ensurer.js';
 import { valitail } from '../valitail/valitail.js';
-import { varLibMount } from '../var-lib-mount/var-lib-mount.js';
+import { varLibKubeletMount } from '../var-lib-kubelet-mount/var-lib-kubelet-mount.js';
 
 export function originalComponents(ctx: ComponentContext): Component[] {
   return [
     valitail,
-    varLibMount,
+    varLibKubeletMount,
     rootCertificates,
     containerd,
     containerdInitializer,

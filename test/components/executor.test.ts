@@ -14,7 +14,7 @@ const input = {
   reloadCommand: '/usr/bin/env bash /var/lib/cloud-config-downloader/downloads/cloud_config',
   units: [
     'kubelet.service',
-    'var-lib.mount',
+    'var-lib-kubelet.mount',
     'docker.service',
     'cloud-config-downloader.service',
     'gardener-node-init.service',

@@ -140,7 +140,7 @@ set -o errexit
 set -o nounset
 set -o pipefail
 
-image=europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.0
+image=europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.4
 tmp_dir="$(mktemp -d)"
 ctr images pull "$image" --hosts-dir "/etc/containerd/certs.d"
 ctr images mount "$image" "$tmp_dir"

@@ -11,7 +11,7 @@ export const IMAGES = Object.freeze({
   hyperkube: 'europe-docker.pkg.dev/gardener-project/releases/hyperkube:v1.30.2',
   'pause-container': 'registry.k8s.io/pause:3.9',
   valitail: 'europe-docker.pkg.dev/gardener-project/releases/3rd/credativ/valitail:v2.2.14',
-  'gardener-node-agent': 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.0',
+  'gardener-node-agent': 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.4',
 });
 
 export const CA_BUNDLE = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUB2Q=\n-----END CERTIFICATE-----\n';

@@ -63,12 +63,17 @@ describe('node-agent bootstrap: kubelet data volume (node-side §4.1)', () => {
     const calls = stubs.calls();
     expect(formatted(calls)).to.deep.equal([['mkfs.ext4', ...MKFS_ARGS, '/dev/sde']]);
     expect(calls.filter(([name]) => name === 'mount' || name === 'umount')).to.deep.equal([
-      ['mount', 'LABEL=KUBEDEV', '/tmp/varlibcp'],
-      ['umount', '/tmp/varlibcp'],
-      ['mount', 'LABEL=KUBEDEV', '/var/lib', '-o', 'defaults,prjquota,errors=remount-ro'],
+      ['mount', 'LABEL=KUBEDEV', '/tmp/varlibkubeletcp'],
+      ['umount', '/tmp/varlibkubeletcp'],
+      ['mount', 'LABEL=KUBEDEV', '/var/lib/kubelet', '-o', 'defaults,prjquota,errors=remount-ro'],
     ]);
-    expect(calls.find(([name]) => name === 'cp')?.slice(0, 2)).to.deep.equal(['cp', '-a']);
-    expect(calls.find(([name]) => name === 'cp')?.at(-1)).to.equal('/tmp/varlibcp/');
+    // v1.91.4 moves the kubelet's directory onto the volume (v1.91.0-.2: all of /var/lib).
+    expect(calls.find(([name]) => name === 'cp')).to.deep.equal([
+      'cp',
+      '-a',
+      '/var/lib/kubelet/.',
+      '/tmp/varlibkubeletcp/',
+    ]);
     // The temp dir exists (root-only), the script file is gone.
     expect(statSync(tmpDir()).mode & 0o7777).to.equal(0o700);
     expect(readdirSync(tmpDir())).to.deep.equal([]);

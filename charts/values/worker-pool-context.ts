@@ -49,6 +49,15 @@ export function clusterDnsFromServices(services: string): string {
   return [dns >>> 24, (dns >>> 16) & 255, (dns >>> 8) & 255, dns & 255].join('.');
 }
 
+/**
+ * The host of the shoot's Vali (gardenlet's ComputeIngressHost("v")): `v-<short ID>.<seed ingress
+ * domain>`, the short ID being the technical ID without its `shoot-` prefix and one more dash.
+ * `shoot--dev--demo` gives `v-dev--demo`, `shoot-dev--demo` gives `v-dev--demo` too.
+ */
+export function valiIngressHost(technicalId: string, ingressDomain: string): string {
+  return `v-${technicalId.replace(/^shoot--?/, '')}.${ingressDomain}`;
+}
+
 function shootNameParts(cluster: Cluster): { project: string; name: string } {
   const m = /^shoot--([^-]+(?:-[^-]+)*)--(.+)$/.exec(cluster.name);
   return m
@@ -130,9 +139,7 @@ export function workerPoolContext(
     sshPublicKeys: values.sshPublicKeys ?? [],
     sshAccessEnabled: spec.provider.workersSettings?.sshAccess?.enabled ?? true,
     valitailEnabled: logging,
-    valiIngress: logging
-      ? `v${technicalId.replace(/^shoot-?/, '')}.${cluster.seed.spec.ingress?.domain ?? ''}`
-      : '',
+    valiIngress: logging ? valiIngressHost(technicalId, cluster.seed.spec.ingress?.domain ?? '') : '',
     apiServerUrl: shoot.apiServerUrl,
     sysctls: worker.sysctls ?? {},
     syncJitterPeriod: seconds(shoot.maxDelay.seconds),

@@ -10,7 +10,11 @@ import {
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { RenderValuesSchema } from '../../charts/values/render-values.js';
-import { clusterDnsFromServices, shootCaBundle } from '../../charts/values/worker-pool-context.js';
+import {
+  clusterDnsFromServices,
+  shootCaBundle,
+  valiIngressHost,
+} from '../../charts/values/worker-pool-context.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 
@@ -169,5 +173,16 @@ describe('node configuration of a shoot (seed-side §2, §9)', () => {
     expect(clusterDnsFromServices('100.64.0.0/13')).to.equal('100.64.0.10');
     expect(clusterDnsFromServices('10.0.0.250/24')).to.equal('10.0.1.4');
     expect(() => clusterDnsFromServices('fd00::/64')).to.throw(/clusterDnsAddress/);
+  });
+
+  it('names Vali\'s host as gardenlet\'s ComputeIngressHost("v"): v-<short technical ID>.<ingress domain>', () => {
+    expect(valiIngressHost('shoot--dev--demo', 'ingress.seed.example.com')).to.equal(
+      'v-dev--demo.ingress.seed.example.com',
+    );
+    // The older single-dash technical IDs lose only `shoot-`; the dash after `v` stays.
+    expect(valiIngressHost('shoot-dev--demo', 'ingress.seed.example.com')).to.equal(
+      'v-dev--demo.ingress.seed.example.com',
+    );
+    expect(valiIngressHost('shoot-garden-local', 'seed.local')).to.equal('v-garden-local.seed.local');
   });
 });

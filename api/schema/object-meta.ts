@@ -1,6 +1,6 @@
 /** The ObjectMeta fields we write and read. */
 import * as z from 'zod';
-import { objectOf, type Strictness } from './strictness.js';
+import { goOptional, objectOf, type Strictness } from './strictness.js';
 
 const OwnerReference = z.object({
   apiVersion: z.string(),
@@ -12,20 +12,22 @@ const OwnerReference = z.object({
 });
 
 export function objectMetaSchema(mode: Strictness) {
+  // Every ObjectMeta field is omitempty (or a nullable time): null reads as absent, as in Go.
+  const opt = <S extends z.ZodType>(schema: S) => goOptional(mode, schema);
   return objectOf(mode, {
-    name: z.string().optional(),
-    generateName: z.string().optional(),
-    namespace: z.string().optional(),
-    uid: z.string().optional(),
-    resourceVersion: z.string().optional(),
-    generation: z.number().int().optional(),
+    name: opt(z.string()),
+    generateName: opt(z.string()),
+    namespace: opt(z.string()),
+    uid: opt(z.string()),
+    resourceVersion: opt(z.string()),
+    generation: opt(z.number().int()),
     creationTimestamp: z.string().nullable().optional(),
     deletionTimestamp: z.string().nullable().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
-    finalizers: z.array(z.string()).optional(),
-    ownerReferences: z.array(OwnerReference).optional(),
-    managedFields: z.array(z.unknown()).optional(),
+    labels: opt(z.record(z.string(), z.string())),
+    annotations: opt(z.record(z.string(), z.string())),
+    finalizers: opt(z.array(z.string())),
+    ownerReferences: opt(z.array(OwnerReference)),
+    managedFields: opt(z.array(z.unknown())),
   });
 }
 

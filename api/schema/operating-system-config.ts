@@ -1,103 +1,121 @@
 /**
  * OperatingSystemConfig (extensions.gardener.cloud/v1alpha1), the fields of Gardener v1.91 plus
  * the status fields the legacy executor reads. Field optionality mirrors Go's `omitempty`:
- * `purpose`, `type`, a file's `content` and an inline's `encoding`/`data` are always written.
+ * `purpose`, `type`, a file's `content` and an inline's `encoding`/`data` are always written
+ * (api/objects/osc-wire.ts writes them as Go does). Read tolerantly, a missing or null field is
+ * Go's zero value: an inline file without `encoding` is plain text, as for upstream's agent.
  */
 import * as z from 'zod';
 import { HostPath, UnitFileName } from './host-path.js';
 import { objectMetaSchema } from './object-meta.js';
-import { objectOf, rawObject, type Strictness } from './strictness.js';
+import { goOptional, goValue, objectOf, rawObject, type Strictness } from './strictness.js';
 
 export const OSC_API_VERSION = 'extensions.gardener.cloud/v1alpha1';
 export const OSC_KIND = 'OperatingSystemConfig';
 export const OSC_PURPOSES = ['provision', 'reconcile'] as const;
 export const UNIT_COMMANDS = ['start', 'restart', 'stop'] as const;
 export const FILE_ENCODINGS = ['', 'b64'] as const;
+export type OscPurpose = (typeof OSC_PURPOSES)[number];
+export type UnitCommand = (typeof UNIT_COMMANDS)[number];
 
 export function oscSchemas(mode: Strictness) {
   const o = <S extends z.ZodRawShape>(shape: S) => objectOf(mode, shape);
+  // Tolerant in, as Go's decoder: a missing or null field is its zero value (or nil).
+  const zero = <S extends z.ZodType>(schema: S, value: unknown) => goValue(mode, schema, value);
+  const opt = <S extends z.ZodType>(schema: S) => goOptional(mode, schema);
 
   const DropIn = o({
-    name: UnitFileName.describe('file name of the drop-in in /etc/systemd/system/<unit>.d'),
-    content: z.string(),
+    name: zero(UnitFileName.describe('file name of the drop-in in /etc/systemd/system/<unit>.d'), ''),
+    content: zero(z.string(), ''),
   });
 
+  // Go's UnitCommand is a string: upstream's agent stops on `stop` and restarts on anything else.
+  const command: z.ZodType<UnitCommand | (string & {})> =
+    mode === 'strict' ? z.enum(UNIT_COMMANDS) : z.string();
   const Unit = o({
-    name: UnitFileName.describe('systemd unit name, e.g. kubelet.service'),
-    command: z.enum(UNIT_COMMANDS).optional(),
-    enable: z.boolean().optional(),
-    content: z.string().optional(),
-    dropIns: z.array(DropIn).optional(),
-    filePaths: z.array(z.string()).optional().describe('files whose change restarts this unit'),
+    name: zero(UnitFileName.describe('systemd unit name, e.g. kubelet.service'), ''),
+    command: opt(command),
+    enable: opt(z.boolean()),
+    content: opt(z.string()),
+    dropIns: opt(z.array(DropIn)),
+    filePaths: opt(z.array(z.string()).describe('files whose change restarts this unit')),
   });
 
   const FileContentInline = o({
-    encoding: z.enum(FILE_ENCODINGS, {
-      error: (issue) => `invalid file codec id ${JSON.stringify(issue.input)}`,
-    }),
-    data: z.string(),
+    encoding: zero(
+      z.enum(FILE_ENCODINGS, {
+        error: (issue) => `invalid file codec id ${JSON.stringify(issue.input)}`,
+      }),
+      '',
+    ),
+    data: zero(z.string(), ''),
   });
 
   const FileContent = o({
-    secretRef: o({ name: z.string(), dataKey: z.string() }).optional(),
-    inline: FileContentInline.optional(),
-    transmitUnencoded: z.boolean().optional(),
-    imageRef: o({ image: z.string(), filePathInImage: z.string() }).optional(),
+    secretRef: opt(o({ name: zero(z.string(), ''), dataKey: zero(z.string(), '') })),
+    inline: opt(FileContentInline),
+    transmitUnencoded: opt(z.boolean()),
+    imageRef: opt(o({ image: zero(z.string(), ''), filePathInImage: zero(z.string(), '') })),
   });
 
   const File = o({
-    path: HostPath,
-    permissions: z.number().int().min(0).max(0o7777).optional().describe('file mode as a decimal number'),
-    content: FileContent,
+    path: zero(HostPath, ''),
+    permissions: opt(z.number().int().min(0).max(0o7777).describe('file mode as a decimal number')),
+    content: zero(FileContent, {}),
   });
 
   const LastOperation = o({
-    description: z.string(),
-    lastUpdateTime: z.string(),
-    progress: z.number().int(),
-    state: z.string(),
-    type: z.string(),
+    description: zero(z.string(), ''),
+    lastUpdateTime: zero(z.string(), ''),
+    progress: zero(z.number().int(), 0),
+    state: zero(z.string(), ''),
+    type: zero(z.string(), ''),
   });
 
   const LastError = o({
-    description: z.string(),
-    taskID: z.string().optional(),
-    codes: z.array(z.string()).optional(),
-    lastUpdateTime: z.string().optional(),
+    description: zero(z.string(), ''),
+    taskID: opt(z.string()),
+    codes: opt(z.array(z.string())),
+    lastUpdateTime: opt(z.string()),
   });
 
+  // Go's purpose is a string: validation (strict, what we write) allows the two purposes only.
+  const purpose: z.ZodType<OscPurpose | (string & {})> =
+    mode === 'strict' ? z.enum(OSC_PURPOSES) : z.string();
   const Spec = o({
-    criConfig: o({ name: z.string() }).optional(),
-    type: z.string(),
-    providerConfig: rawObject('passed to the OS extension unchanged').optional(),
-    purpose: z.enum(OSC_PURPOSES),
-    reloadConfigFilePath: z.string().optional(),
-    units: z.array(Unit).optional(),
-    files: z.array(File).optional(),
+    criConfig: opt(o({ name: zero(z.string(), '') })),
+    type: zero(z.string(), ''),
+    providerConfig: opt(rawObject('passed to the OS extension unchanged')),
+    purpose: zero(purpose, ''),
+    reloadConfigFilePath: opt(z.string()),
+    units: opt(z.array(Unit)),
+    files: opt(z.array(File)),
   });
 
   const Status = o({
-    providerStatus: rawObject().optional(),
-    conditions: z.array(rawObject()).optional(),
-    lastError: LastError.optional(),
-    lastOperation: LastOperation.optional(),
-    observedGeneration: z.number().int().optional(),
-    state: rawObject().optional(),
-    resources: z.array(rawObject()).optional(),
-    extensionUnits: z.array(Unit).optional(),
-    extensionFiles: z.array(File).optional(),
-    cloudConfig: o({ secretRef: o({ name: z.string(), namespace: z.string().optional() }) }).optional(),
-    command: z.string().optional(),
-    units: z.array(z.string()).optional(),
-    files: z.array(z.string()).optional(),
+    providerStatus: opt(rawObject()),
+    conditions: opt(z.array(rawObject())),
+    lastError: opt(LastError),
+    lastOperation: opt(LastOperation),
+    observedGeneration: opt(z.number().int()),
+    state: opt(rawObject()),
+    resources: opt(z.array(rawObject())),
+    extensionUnits: opt(z.array(Unit)),
+    extensionFiles: opt(z.array(File)),
+    cloudConfig: opt(
+      o({ secretRef: zero(o({ name: zero(z.string(), ''), namespace: opt(z.string()) }), {}) }),
+    ),
+    command: opt(z.string()),
+    units: opt(z.array(z.string())),
+    files: opt(z.array(z.string())),
   });
 
   const OperatingSystemConfig = o({
     apiVersion: z.literal(OSC_API_VERSION),
     kind: z.literal(OSC_KIND),
-    metadata: objectMetaSchema(mode),
-    spec: Spec,
-    status: Status.optional(),
+    metadata: zero(objectMetaSchema(mode), {}),
+    spec: zero(Spec, {}),
+    status: opt(Status),
   });
 
   return { DropIn, Unit, File, FileContent, FileContentInline, Spec, Status, OperatingSystemConfig };
@@ -113,5 +131,3 @@ export type OscUnit = z.output<typeof StrictOsc.Unit>;
 export type OscDropIn = z.output<typeof StrictOsc.DropIn>;
 export type OscFile = z.output<typeof StrictOsc.File>;
 export type OscFileContent = z.output<typeof StrictOsc.FileContent>;
-export type OscPurpose = (typeof OSC_PURPOSES)[number];
-export type UnitCommand = (typeof UNIT_COMMANDS)[number];

@@ -22,3 +22,21 @@ export function rawObject(description?: string) {
     .record(z.string(), z.unknown())
     .meta({ [PRESERVE_UNKNOWN_FIELDS]: true, ...(description ? { description } : {}) });
 }
+
+/**
+ * A field of a non-pointer Go type (no `omitempty` pointer): in tolerant mode a missing or null
+ * value reads as Go's zero value, as Go's decoder leaves it. Strict mode requires the field.
+ */
+export function goValue<S extends z.ZodType>(mode: Strictness, schema: S, zero: unknown) {
+  if (mode === 'strict') return schema;
+  return z.preprocess((v) => (v === undefined || v === null ? zero : v), schema) as unknown as S;
+}
+
+/**
+ * A pointer, slice or map field (Go's nil): optional; in tolerant mode `null` reads as absent, as
+ * Go's decoder reads JSON null into a nil pointer.
+ */
+export function goOptional<S extends z.ZodType>(mode: Strictness, schema: S) {
+  if (mode === 'strict') return schema.optional();
+  return z.preprocess((v) => (v === null ? undefined : v), schema.optional()) as unknown as z.ZodOptional<S>;
+}

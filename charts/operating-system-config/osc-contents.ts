@@ -3,7 +3,7 @@
  * holds node-init (+ gardener-user and sshd-ensurer with SSH) and the reconcile OSC everything
  * plus node-init's unit and script (how legacy nodes get the agent); gate off, the downloader.
  */
-import { type OperatingSystemConfig, type OscFile, PATH, type Worker } from '../../api/index.js';
+import { type OscFile, type OscPurpose, PATH, type Worker } from '../../api/index.js';
 import { b64, type ComponentContext, type ComponentOutput, MODE } from '../../components/component.js';
 import { DOWNLOADER_UNIT_CONTENT, downloader } from '../../components/downloader/downloader.js';
 import { gardenerUser } from '../../components/gardener-user/gardener-user.js';
@@ -12,7 +12,7 @@ import { nodeInit } from '../../components/node-init/node-init.js';
 import { concat, original } from '../../components/original/original.js';
 import { sshdEnsurer } from '../../components/sshd-ensurer/sshd-ensurer.js';
 
-export type Purpose = OperatingSystemConfig['spec']['purpose'];
+export type Purpose = OscPurpose;
 
 export interface PoolInputs {
   readonly ctx: ComponentContext;

@@ -20,6 +20,7 @@ import {
   fieldErrorsFromZod,
   formatFieldErrors,
   type OperatingSystemConfig,
+  OSC_PURPOSES,
   type OscFile,
   type OscSpec,
   type OscUnit,
@@ -211,6 +212,18 @@ const HELPERS = [
 function validSpec(osc: OperatingSystemConfig, name: string): OscSpec {
   const parsed = TolerantOsc.Spec.safeParse(osc.spec);
   if (!parsed.success) throw new UserDataError(name, fieldErrorsFromZod(parsed.error, ['spec']));
+  // Go's decoder takes any purpose; what an OS extension renders depends on it, so it must be known
+  // (upstream's admission validation says the same).
+  if (!(OSC_PURPOSES as readonly string[]).includes(parsed.data.purpose)) {
+    throw new UserDataError(name, [
+      {
+        type: 'NotSupported',
+        field: 'spec.purpose',
+        value: parsed.data.purpose,
+        detail: `supported values: ${OSC_PURPOSES.join(', ')}`,
+      },
+    ]);
+  }
   return parsed.data;
 }
 

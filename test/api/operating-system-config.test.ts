@@ -103,11 +103,57 @@ describe('OperatingSystemConfig schema', () => {
       });
   });
 
-  it('rejects unknown purposes and commands', () => {
-    expect(decodeWith(TolerantOsc.OperatingSystemConfig, osc({ purpose: 'other' })).ok).to.equal(false);
-    expect(
-      decodeWith(TolerantOsc.OperatingSystemConfig, osc({ units: [{ name: 'a', command: 'reload' }] })).ok,
-    ).to.equal(false);
+  it('writes only the two purposes and three commands (strict); reads any string, as Go does', () => {
+    const odd = osc({ purpose: 'other', units: [{ name: 'a', command: 'reload' }] });
+    const strict = decodeWith(StrictOsc.OperatingSystemConfig, odd);
+    expect(strict.ok).to.equal(false);
+    if (!strict.ok)
+      expect(strict.errors.map((e) => e.field)).to.have.members(['spec.purpose', 'spec.units[0].command']);
+    const tolerant = decodeWith(TolerantOsc.OperatingSystemConfig, odd);
+    expect(tolerant.ok).to.equal(true);
+    if (tolerant.ok) {
+      expect(tolerant.value.spec.purpose).to.equal('other');
+      expect(tolerant.value.spec.units?.[0]?.command).to.equal('reload');
+    }
+  });
+
+  it("reads a missing or null field as Go's zero value (an inline file without encoding is plain text)", () => {
+    const text = [
+      'apiVersion: extensions.gardener.cloud/v1alpha1',
+      'kind: OperatingSystemConfig',
+      'metadata: null',
+      'spec:',
+      '  units:',
+      '  - name: a.service',
+      '    content: null',
+      '    dropIns:',
+      '    - name: x.conf',
+      '  files:',
+      '  - path: /etc/plain',
+      '    content:',
+      '      inline:',
+      '        data: hello',
+      '  - path: /etc/empty',
+      '    content:',
+      '      inline: {encoding: null}',
+      '  - path: /etc/nothing',
+      'status: null',
+      '',
+    ].join('\n');
+    const r = decodeOperatingSystemConfig(text);
+    expect(r.ok, JSON.stringify(r)).to.equal(true);
+    if (!r.ok) return;
+    expect(r.value.metadata).to.deep.equal({});
+    expect(r.value.spec.type).to.equal('');
+    expect(r.value.spec.purpose).to.equal('');
+    expect(r.value.spec.units?.[0]?.content).to.equal(undefined);
+    expect(r.value.spec.units?.[0]?.dropIns).to.deep.equal([{ name: 'x.conf', content: '' }]);
+    expect(r.value.spec.files?.map((f) => f.content)).to.deep.equal([
+      { inline: { encoding: '', data: 'hello' } },
+      { inline: { encoding: '', data: '' } },
+      {},
+    ]);
+    expect(r.value.status).to.equal(undefined);
   });
 
   it('checks host paths: absolute, normalised, no .., no NUL', () => {

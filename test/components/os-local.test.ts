@@ -442,6 +442,12 @@ touch -- "$root"/var/lib/osc/provision-osc-applied
       );
     });
 
+    it('rejects a purpose other than provision or reconcile (Go reads any string), naming the field', () => {
+      expect(() => renderUserData(osc('other' as 'provision', [], []))).to.throw(
+        'spec.purpose: Unsupported value: "other": supported values: provision, reconcile',
+      );
+    });
+
     it('skips imageRef files for the reconcile purpose and rejects them for provision', () => {
       const image = { imageRef: { image: 'repo/img:v1', filePathInImage: '/bin' } };
       const reconcile = renderUserData(osc('reconcile', [], [{ path: '/opt/bin/x', content: image }]));

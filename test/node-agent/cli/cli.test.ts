@@ -229,8 +229,9 @@ describe('node-agent CLI', function () {
       ],
       [
         'a schema error',
-        (o: ReturnType<typeof oscV1>) => ((o.spec as { purpose: string }).purpose = 'other'),
-        'spec.purpose',
+        (o: ReturnType<typeof oscV1>) =>
+          ((o.spec.files![0] as unknown as { permissions: string }).permissions = 'rw-r--r--'),
+        'spec.files[0].permissions',
       ],
     ] as const) {
       it(`exits 2 on ${what}, naming the field, and writes nothing`, async () => {

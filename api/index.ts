@@ -8,6 +8,7 @@ export * from './kubernetes-versions.js';
 export * from './max-delay.js';
 export * from './node-agent-unit.js';
 export * from './objects/osc-secret.js';
+export * from './objects/osc-wire.js';
 export * from './objects/shoot-access-secret.js';
 export * from './schema/cloud-profile.js';
 export * from './schema/cluster.js';

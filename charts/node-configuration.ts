@@ -13,7 +13,7 @@ import {
   type OsExtensionRendering,
 } from './managed-resource/legacy-executor.js';
 import { managedResource, managedResourceSecret, registryData } from './managed-resource/managed-resource.js';
-import { oscSecret, type SeedSecretData, type ShootSecret } from './managed-resource/osc-secret.js';
+import { oscSecret, type SeedSecrets, type ShootSecret } from './managed-resource/osc-secret.js';
 import { nodeAgentRbac } from './managed-resource/rbac.js';
 import { oscContents } from './operating-system-config/osc-contents.js';
 import { oscObject } from './operating-system-config/osc-object.js';
@@ -35,11 +35,11 @@ export interface NodeConfigurationInput {
 }
 
 /** Offline there is no OS extension: the legacy executor is built from the reference rendering. */
-export function referenceOsExtension(resolve: (name: string, dataKey: string) => string | undefined) {
+export function referenceOsExtension(secrets: SeedSecrets) {
   return (osc: OperatingSystemConfig): OsExtensionRendering => {
     const status = cloudConfigStatus(osc);
     return {
-      cloudConfig: renderUserData(osc, { resolveSecretRef: (ref) => resolve(ref.name, ref.dataKey) }),
+      cloudConfig: renderUserData(osc, { resolveSecretRef: (ref) => secrets(ref.name)?.[ref.dataKey] }),
       command: status.command,
       units: status.units ?? [],
       files: status.files ?? [],
@@ -81,13 +81,14 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
   const warnings: string[] = [];
   if (shoot.maxDelay.source === 'rejected' || shoot.maxDelay.source === 'ignored')
     warnings.push(shoot.maxDelay.reason);
-  const resolve: SeedSecretData = (name, dataKey) =>
-    name === shoot.clusterCa.secretName && dataKey === 'bundle.crt' ? shoot.clusterCa.bundle : undefined;
+  // The seed secrets OSC files may reference: the cluster CA (the legacy downloader's ca.crt).
+  const secrets: SeedSecrets = (name) =>
+    name === shoot.clusterCa.secretName ? { 'bundle.crt': shoot.clusterCa.bundle } : undefined;
 
   const oscSecrets: ShootSecret[] = [];
   const poolSecrets: RenderedObject[] = [];
   const legacyPools: LegacyPool[] = [];
-  const osExtension = input.osExtension ?? referenceOsExtension(resolve);
+  const osExtension = input.osExtension ?? referenceOsExtension(secrets);
   for (const worker of cluster.shoot.spec.provider.workers.filter((w) => w.machine.image)) {
     const ctx = workerPoolContext(cluster, values, shoot, worker);
     const inputs = { ctx, worker, clusterCa: shoot.clusterCa };
@@ -112,7 +113,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
     if (legacyNodes)
       legacyPools.push({ ctx, worker, reconcile: reconciled, rendering: osExtension(reconciled) });
     if (!useGardenerNodeAgent) continue;
-    const secret = oscSecret(reconciled, ctx.key, worker.name, resolve);
+    const secret = oscSecret(reconciled, ctx.key, worker.name, secrets);
     oscSecrets.push(secret);
     poolSecrets.push(
       managedResourceSecret(

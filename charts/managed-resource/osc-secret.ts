@@ -1,8 +1,9 @@
 /**
  * The shoot secret every node agent of a pool watches (seed-side §5.3): the reconcile OSC as
- * `osc.yaml`, secret references resolved inline. Unlike gardenlet v1.91 the embedded object carries
- * no volatile metadata or status (timestamps, operation annotations, lastOperation, ...), so its
- * checksum changes only when what a node must run changes (docs/compatibility.md).
+ * `osc.yaml`, secret references resolved inline, written as Go writes it. Unlike gardenlet v1.91
+ * the embedded object leaves out what changes on every reconcile without changing what a node
+ * runs (the operation and timestamp annotations, the status but the extension's units and files),
+ * so its checksum changes only when what a node must run changes (docs/compatibility.md 10).
  */
 import {
   ANNOTATION,
@@ -12,44 +13,76 @@ import {
   NAMESPACE_KUBE_SYSTEM,
   type OperatingSystemConfig,
   type OscFile,
+  oscWire,
   sha256Hex,
   stringifyYaml,
 } from '../../api/index.js';
 
-/** Resolves `secretRef` file contents from seed secrets (`name -> dataKey -> value`). */
-export type SeedSecretData = (name: string, dataKey: string) => string | undefined;
+/** The data of a seed secret in the OSC's namespace by name, as bytes; undefined when there is none. */
+export type SeedSecrets = (name: string) => Readonly<Record<string, Uint8Array | string>> | undefined;
+
+/** Annotations that change on every reconcile (seed-side §11) and mean nothing to a node. */
+const VOLATILE_ANNOTATIONS: readonly string[] = [ANNOTATION.operation, ANNOTATION.timestamp];
+
+export class SecretRefError extends Error {
+  constructor(detail: string) {
+    super(`cannot resolve secret ref from osc: ${detail}`);
+    this.name = 'SecretRefError';
+  }
+}
+
+function secretBytes(secrets: SeedSecrets, name: string, dataKey: string): Buffer {
+  const data = secrets(name);
+  // Upstream's wording (a client Get's NotFound error), so both fail the same way.
+  if (data === undefined) throw new SecretRefError(`secrets ${JSON.stringify(name)} not found`);
+  const value = Object.hasOwn(data, dataKey) ? data[dataKey] : undefined;
+  // Upstream inlines an empty file here; an empty CA bundle or script is never what was meant.
+  if (value === undefined)
+    throw new SecretRefError(`secret ${JSON.stringify(name)} has no data key ${JSON.stringify(dataKey)}`);
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+}
 
 function inlineSecretRefs(
   files: readonly OscFile[] | undefined,
-  resolve: SeedSecretData,
+  secrets: SeedSecrets,
 ): OscFile[] | undefined {
   return files?.map((file) => {
     const ref = file.content.secretRef;
     if (!ref) return file;
-    const value = resolve(ref.name, ref.dataKey);
-    if (value === undefined)
-      throw new Error(`cannot resolve secret ref from osc: secret ${ref.name} has no key ${ref.dataKey}`);
+    // The exact bytes, base64: text or not, the node writes what the secret holds.
+    const data = secretBytes(secrets, ref.name, ref.dataKey).toString('base64');
     const { secretRef: _resolved, ...rest } = file.content;
-    return {
-      ...file,
-      content: { ...rest, inline: { encoding: 'b64', data: Buffer.from(value, 'utf8').toString('base64') } },
-    };
+    return { ...file, content: { ...rest, inline: { encoding: 'b64', data } } };
   });
 }
 
-/** The `osc.yaml` bytes: the node-relevant part of the reconcile OSC. */
-export function oscYaml(osc: OperatingSystemConfig, resolve: SeedSecretData): string {
+function stableAnnotations(
+  annotations: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  if (!annotations) return undefined;
+  return Object.fromEntries(Object.entries(annotations).filter(([k]) => !VOLATILE_ANNOTATIONS.includes(k)));
+}
+
+/** The `osc.yaml` bytes: the node-relevant part of the reconcile OSC, as Go's encoder writes it. */
+export function oscYaml(osc: OperatingSystemConfig, secrets: SeedSecrets): string {
   const status = osc.status ?? {};
-  return stringifyYaml({
-    apiVersion: osc.apiVersion,
-    kind: osc.kind,
-    metadata: { name: osc.metadata.name, labels: osc.metadata.labels, creationTimestamp: null },
-    spec: { ...osc.spec, files: inlineSecretRefs(osc.spec.files, resolve) },
-    status: {
-      extensionUnits: status.extensionUnits,
-      extensionFiles: inlineSecretRefs(status.extensionFiles, resolve),
-    },
-  });
+  return stringifyYaml(
+    oscWire({
+      apiVersion: osc.apiVersion,
+      kind: osc.kind,
+      metadata: {
+        name: osc.metadata.name,
+        labels: osc.metadata.labels,
+        annotations: stableAnnotations(osc.metadata.annotations),
+      },
+      spec: { ...osc.spec, files: inlineSecretRefs(osc.spec.files, secrets) },
+      status: {
+        extensionUnits: status.extensionUnits,
+        // Upstream leaves these references for the agent, which cannot read seed secrets.
+        extensionFiles: inlineSecretRefs(status.extensionFiles, secrets),
+      },
+    }),
+  );
 }
 
 export interface ShootSecret {
@@ -68,9 +101,9 @@ export function oscSecret(
   osc: OperatingSystemConfig,
   secretName: string,
   pool: string,
-  resolve: SeedSecretData,
+  secrets: SeedSecrets,
 ): ShootSecret {
-  const yaml = oscYaml(osc, resolve);
+  const yaml = oscYaml(osc, secrets);
   return {
     apiVersion: 'v1',
     kind: 'Secret',

@@ -184,12 +184,101 @@ describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9
       { path: '/ca.crt', permissions: 0o644, content: { secretRef: { name: 'ca', dataKey: 'bundle.crt' } } },
     ];
     osc.status = { extensionUnits: [{ name: 'ext.service', enable: true }] };
-    const yaml = oscYaml(osc, (name, key) => (name === 'ca' && key === 'bundle.crt' ? 'PEM' : undefined));
+    const yaml = oscYaml(osc, (name) => (name === 'ca' ? { 'bundle.crt': 'PEM' } : undefined));
     expect(yaml).to.contain('extensionUnits:\n  - enable: true\n    name: ext.service\n');
     expect(yaml).to.contain(
       `inline:\n        data: ${Buffer.from('PEM').toString('base64')}\n        encoding: b64\n`,
     );
     expect(yaml).not.to.contain('secretRef');
-    expect(() => oscYaml(osc, noSecrets)).to.throw('cannot resolve secret ref from osc');
+    expect(() => oscYaml(osc, noSecrets)).to.throw(
+      'cannot resolve secret ref from osc: secrets "ca" not found',
+    );
+    expect(() => oscYaml(osc, () => ({ other: 'x' }))).to.throw(
+      'cannot resolve secret ref from osc: secret "ca" has no data key "bundle.crt"',
+    );
+  });
+
+  it('inlines the exact bytes of a secret, invalid UTF-8 included (Go copies []byte)', () => {
+    const osc = fixture('pool-original', [], []);
+    osc.spec.files = [{ path: '/x', content: { secretRef: { name: 's', dataKey: 'k' } } }];
+    const bytes = Uint8Array.from([0x63, 0x61, 0x66, 0xe9]); // "caf\xE9", Latin-1, not UTF-8
+    const yaml = oscYaml(osc, () => ({ k: bytes }));
+    expect(yaml).to.contain('data: Y2Fm6Q==\n');
+  });
+
+  describe('S-TV-9: OperatingSystemConfigSecret (upstream nodeagent/secrets_test.go)', () => {
+    const stv9 = (): OperatingSystemConfig => ({
+      apiVersion: 'extensions.gardener.cloud/v1alpha1',
+      kind: 'OperatingSystemConfig',
+      metadata: {
+        name: 'osc-name',
+        namespace: 'namespace',
+        resourceVersion: '1',
+        uid: 'foo',
+        ownerReferences: [{ apiVersion: '', kind: '', name: '', uid: '' }],
+        labels: { foo: 'bar' },
+        annotations: { bar: 'foo' },
+      },
+      spec: {
+        purpose: '',
+        type: '',
+        units: [{ name: 'some-unit.service' }],
+        files: [{ path: '/some/path', content: { secretRef: { name: 'file-secret', dataKey: 'foo' } } }],
+      },
+      status: { extensionUnits: [{ name: 'some-other-unit.service' }] },
+    });
+    const seed = (name: string) => (name === 'file-secret' ? { foo: Buffer.from('bar') } : undefined);
+
+    it('should generate the expected secret', () => {
+      const secret = oscSecret(stv9(), 'secret-name', 'worker-pool-name', seed);
+      expect(secret.metadata).to.deep.equal({
+        name: 'secret-name',
+        namespace: 'kube-system',
+        annotations: {
+          'checksum/data-script': 'b0a0d190d45f0d67d97bf30d7e45d9cbbaa86bbe99f34bc095a6fd172d1a18a2',
+        },
+        labels: {
+          'gardener.cloud/role': 'operating-system-config',
+          'worker.gardener.cloud/pool': 'worker-pool-name',
+        },
+      });
+      expect(
+        Buffer.from(secret.data['osc.yaml']!, 'base64').toString(),
+      ).to.equal(`apiVersion: extensions.gardener.cloud/v1alpha1
+kind: OperatingSystemConfig
+metadata:
+  annotations:
+    bar: foo
+  creationTimestamp: null
+  labels:
+    foo: bar
+  name: osc-name
+spec:
+  files:
+  - content:
+      inline:
+        data: ${Buffer.from('bar').toString('base64')}
+        encoding: b64
+    path: /some/path
+  purpose: ""
+  type: ""
+  units:
+  - name: some-unit.service
+status:
+  extensionUnits:
+  - name: some-other-unit.service
+`);
+    });
+
+    it('should return an error because a referenced secret cannot be found', () => {
+      const osc = stv9();
+      osc.spec.files!.push({
+        path: '/non/existing/path',
+        content: { secretRef: { name: 'non-existing', dataKey: 'foo' } },
+      });
+      expect(() => oscSecret(osc, 'secret-name', 'worker-pool-name', seed)).to.throw(
+        'cannot resolve secret ref from osc: secrets "non-existing" not found',
+      );
+    });
   });
 });

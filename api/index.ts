@@ -32,3 +32,4 @@ export * from './well-known/labels.js';
 export * from './well-known/names.js';
 export * from './well-known/paths.js';
 export * from './yaml/codec.js';
+export * from './yaml/go-document-text.js';

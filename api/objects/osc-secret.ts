@@ -8,6 +8,7 @@ import type { OperatingSystemConfig } from '../schema/operating-system-config.js
 import { type FieldError, formatFieldErrors } from '../validation/field-error.js';
 import { ANNOTATION } from '../well-known/annotations.js';
 import { DATA_KEY } from '../well-known/names.js';
+import { goDocumentText } from '../yaml/go-document-text.js';
 
 export interface SecretLike {
   kind?: string;
@@ -48,7 +49,11 @@ export class OscSecretError extends Error {
 export function readOscSecret(secret: SecretLike): OscSecretContent {
   const encoded = secret.data?.[DATA_KEY.osc];
   if (encoded === undefined) throw new OscSecretError(`no ${DATA_KEY.osc} key found in OSC secret`);
-  const raw = Buffer.from(encoded, 'base64').toString('utf8');
+  // As upstream's agent: YAML must be UTF-8, JSON gets U+FFFD for invalid bytes.
+  const text = goDocumentText(Buffer.from(encoded, 'base64'));
+  if (!text.ok)
+    throw new OscSecretError(`unable to decode OSC from secret data key ${DATA_KEY.osc}: ${text.error}`);
+  const raw = text.text;
   const decoded = decodeOperatingSystemConfig(raw);
   if (!decoded.ok) throw new OscSecretError(`invalid ${DATA_KEY.osc} in OSC secret`, decoded.errors);
   return { raw, checksum: secret.metadata?.annotations?.[ANNOTATION.checksumDataScript], osc: decoded.value };

@@ -18,7 +18,7 @@ import type { Systemd } from '../systemd/systemd.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
-import { readText } from './read-osc.js';
+import { readDocument } from './read-osc.js';
 
 export const KILL_AFTER_SYSTEMD_OPS_ENV = 'NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS';
 export const KILL_BEFORE_SYSTEMD_OPS_ENV = 'NODE_AGENT_TEST_KILL_BEFORE_SYSTEMD_OPS';
@@ -83,7 +83,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
     .action(async (flags: ApplyFlags) => {
       const root = checkedRoot(flags.root, io.env);
-      const oscText = readText('--osc', flags.osc, io.readStdin);
+      const oscText = readDocument('--osc', flags.osc, io.readStdin);
       const logger = createLogger({
         name: 'gardener-node-agent',
         level: flags.logLevel,

@@ -18,7 +18,7 @@ import { SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
-import { readText } from './read-osc.js';
+import { readDocument } from './read-osc.js';
 
 interface BootstrapFlags {
   readonly config?: string;
@@ -55,7 +55,7 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
     .action(async (flags: BootstrapFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const configFile = flags.config ?? join(root, PATH.nodeAgentConfig);
-      const loaded = loadNodeAgentConfiguration(readText('--config', configFile, io.readStdin));
+      const loaded = loadNodeAgentConfiguration(readDocument('--config', configFile, io.readStdin));
       if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${configFile}`, loaded.errors);
       const config = loaded.value;
       const size = config.bootstrap?.kubeletDataVolumeSize;

@@ -1,10 +1,12 @@
 /** Reading an osc.yaml given on the command line; anything wrong with it is a usage error (exit 2). */
+import { readFileSync } from 'node:fs';
 import {
   decodeOperatingSystemConfig,
   formatFieldErrors,
+  goDocumentText,
   type OperatingSystemConfig,
 } from '../../api/index.js';
-import { inputName, readInputFile, readProcessStdin } from '../../runtime/cli/input-file.js';
+import { inputName, readInputFile, readProcessStdin, STDIN } from '../../runtime/cli/input-file.js';
 import { isSystemError, systemErrorReason } from '../../runtime/cli/system-error.js';
 import { oscContentProblems } from '../applier/validate-osc.js';
 import { UsageError } from './exit-codes.js';
@@ -17,6 +19,29 @@ export function readText(option: string, file: string, readStdin: () => string =
     const why = isSystemError(e) ? systemErrorReason(e) : (e as Error).message;
     throw new UsageError(`cannot read ${option} ${inputName(file)}: ${why}`);
   }
+}
+
+/**
+ * A document Go's decoders would read (an osc.yaml, a config file): YAML must be UTF-8 (go-yaml's
+ * message otherwise), JSON gets U+FFFD for invalid bytes, as upstream's agent reads them. Standard
+ * input (`-`) arrives as text already.
+ */
+export function readDocument(
+  option: string,
+  file: string,
+  readStdin: () => string = readProcessStdin,
+): string {
+  if (file === STDIN) return readText(option, file, readStdin);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    const why = isSystemError(e) ? systemErrorReason(e) : (e as Error).message;
+    throw new UsageError(`cannot read ${option} ${inputName(file)}: ${why}`);
+  }
+  const text = goDocumentText(bytes);
+  if (!text.ok) throw new UsageError(`${option} ${file}: ${text.error}`);
+  return text.text;
 }
 
 export function decodeOscText(option: string, file: string, text: string): OperatingSystemConfig {
@@ -35,6 +60,6 @@ export function readOsc(
   file: string,
   readStdin?: () => string,
 ): { text: string; osc: OperatingSystemConfig } {
-  const text = readText(option, file, readStdin);
+  const text = readDocument(option, file, readStdin);
   return { text, osc: decodeOscText(option, file, text) };
 }

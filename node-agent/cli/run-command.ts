@@ -19,7 +19,7 @@ import { imagesFrom, SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
-import { readText } from './read-osc.js';
+import { readDocument, readText } from './read-osc.js';
 
 interface RunFlags {
   readonly config: string;
@@ -121,7 +121,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   };
   const conflict = stdinConflict({ '--config': flags.config, '--ca-file': flags.caFile });
   if (conflict) throw new UsageError(conflict);
-  const loaded = loadNodeAgentConfiguration(readText('--config', flags.config, io.readStdin));
+  const loaded = loadNodeAgentConfiguration(readDocument('--config', flags.config, io.readStdin));
   if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
   const config = withApiServerOverrides(loaded.value, flags, io.env, io.readStdin);
   const log = createLogger({

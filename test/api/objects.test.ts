@@ -74,6 +74,27 @@ describe('contract objects', () => {
     ).to.throw(/apiVersion/);
   });
 
+  it("invalid UTF-8 in osc.yaml: YAML is refused with go-yaml's message, JSON gets U+FFFD (as upstream)", () => {
+    const head = 'apiVersion: extensions.gardener.cloud/v1alpha1\nkind: OperatingSystemConfig\n';
+    const yaml = Buffer.concat([
+      Buffer.from(`${head}spec:\n  files:\n  - path: /x\n    content:\n      inline:\n        data: caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('\n'),
+    ]);
+    expect(() => readOscSecret({ metadata: {}, data: { 'osc.yaml': yaml.toString('base64') } })).to.throw(
+      'unable to decode OSC from secret data key osc.yaml: yaml: incomplete UTF-8 octet sequence',
+    );
+    const json = Buffer.concat([
+      Buffer.from(
+        '{"apiVersion":"extensions.gardener.cloud/v1alpha1","kind":"OperatingSystemConfig","spec":{"files":[{"path":"/x","content":{"inline":{"data":"caf',
+      ),
+      Buffer.from([0xe9]),
+      Buffer.from('"}}}]}}'),
+    ]);
+    const read = readOscSecret({ metadata: {}, data: { 'osc.yaml': json.toString('base64') } });
+    expect(read.osc.spec.files?.[0]?.content.inline?.data).to.equal('caf\uFFFD');
+  });
+
   it('the node agent unit is the one of seed-side §5.1 and node-side §4', () => {
     expect(NODE_AGENT_UNIT_CONTENT).to.equal(
       '[Unit]\nDescription=Gardener Node Agent\nAfter=network-online.target\n\n[Service]\nLimitMEMLOCK=infinity\n' +

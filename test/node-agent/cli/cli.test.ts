@@ -252,6 +252,18 @@ describe('node-agent CLI', function () {
       expect(snapshotTree(root)).to.deep.equal({});
     });
 
+    it("exits 2 on an osc.yaml that is not UTF-8, with go-yaml's words, and writes nothing", async () => {
+      const path = file('osc.yaml', '');
+      writeFileSync(
+        path,
+        Buffer.concat([Buffer.from(yamlOf(oscV1())), Buffer.from('# caf'), Buffer.from([0xe9])]),
+      );
+      const { code, stderr } = await apply(path);
+      expect(code).to.equal(2);
+      expect(stderr).to.contain('yaml: incomplete UTF-8 octet sequence');
+      expect(snapshotTree(root)).to.deep.equal({});
+    });
+
     it('requires --root, and --systemd unless the root is /', async () => {
       const osc = file('osc.yaml', yamlOf(oscV1()));
       const noRoot = await runCli(['apply', '--osc', osc]);

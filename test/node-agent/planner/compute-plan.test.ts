@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import type { OperatingSystemConfig, OscUnit } from '../../../api/index.js';
+import type { OperatingSystemConfig, OscFile, OscUnit } from '../../../api/index.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
+import { fileModeOf } from '../../../node-agent/planner/file-mode.js';
 import { isEmptyPlan, type Plan } from '../../../node-agent/planner/plan.js';
 import { commandOf, enablementOf } from '../../../node-agent/planner/unit-actions.js';
 import '../support/harness.js';
@@ -368,5 +369,38 @@ describe('node-agent planner: computePlan', () => {
       expect(plan.files.delete).to.deep.equal(['/unchanged/file']);
       expect(plan.units.delete).to.deep.equal([{ name: 'b.service', ownedByAgent: true, dropIns: [] }]);
     });
+  });
+});
+
+describe('node-agent planner: what files mean beyond their bytes', () => {
+  const file = (path: string, permissions?: number): OscFile => ({
+    path,
+    ...(permissions === undefined ? {} : { permissions }),
+    content: { inline: { encoding: '', data: 'x' } },
+  });
+
+  it("writes modes without setuid, setgid and sticky bits, as Go's os.FileMode does (never a setuid file)", () => {
+    const plan = computePlan(
+      undefined,
+      osc([], [file('/a', 0o4755), file('/b', 744), file('/c', 0o644), file('/d')]),
+    );
+    expect(plan.files.write.map(fileModeOf)).to.deep.equal([0o755, 0o350, 0o644, 0o600]);
+  });
+
+  it('a changed mode is a change, even when only special bits differ (upstream rewrites it too)', () => {
+    const plan = computePlan(osc([], [file('/a', 0o755)]), osc([], [file('/a', 0o4755)]));
+    expect(plan.files.write.map((f) => [f.path, fileModeOf(f)])).to.deep.equal([['/a', 0o755]]);
+  });
+
+  it('a drop-in delivered through spec.files makes systemd reload (upstream reloads on every apply)', () => {
+    const dropIn = '/etc/systemd/system/containerd.service.d/11-exec_config.conf';
+    const before = osc([], [file(dropIn)]);
+    const after = osc([], [{ ...file(dropIn), content: { inline: { encoding: '', data: 'y' } } }]);
+    expect(computePlan(before, after).daemonReload).to.equal(true);
+    expect(computePlan(undefined, before).daemonReload).to.equal(true);
+    expect(computePlan(before, osc([], [])).daemonReload, 'deleted').to.equal(true);
+    expect(computePlan(osc([], [file('/etc/x')]), osc([], [file('/etc/x', 0o600)])).daemonReload).to.equal(
+      false,
+    );
   });
 });

@@ -12,8 +12,8 @@ set -o pipefail
 
 export function enableSshdScript(): string {
   return `${PRELUDE}
+# A masked sshd stays masked: masking is an operator's decision, as for upstream's script.
 if ! systemctl is-enabled --quiet sshd.service; then
-  systemctl unmask sshd.service
   # Some distributions (e.g. Garden Linux) drop the sshd.service alias while it is disabled; enabling
   # ssh.service brings it back.
   if ! systemctl enable sshd.service; then

@@ -174,6 +174,19 @@ describe('kubelet component (seed-side §3.8)', () => {
     for (const [path, script] of scriptsOf(out)) expect(shellcheck(script), path).to.deep.equal([]);
   });
 
+  it("gate off: the monitor does upstream's job: start-up grace, healthz restarts, InternalIP re-patch, no reboot", () => {
+    const out = kubelet(componentContext({ useGardenerNodeAgent: false }));
+    const script = contentOf(fileAt(out, '/opt/bin/health-monitor-kubelet'));
+    expect(script).to.contain('echo "Wait for 2 minutes for kubelet to be functional"\nsleep 120\n');
+    expect(script).to.contain('if ! output="$(curl -m 10 -fsS "$healthz_url" 2>&1)"; then');
+    expect(script).to.contain('"$1/api/v1/nodes/$2/status"');
+    expect(script).to.contain('patch_internal_ip "$server" "$node_name" "$last_internal_ip"');
+    expect(script).to.contain('--key "$client_certificate"');
+    expect(script).to.contain('/opt/bin/kubectl --kubeconfig /var/lib/kubelet/kubeconfig-real "$@"');
+    expect(script).not.to.match(/\breboot\b(?! the machine)/);
+    expect(script).not.to.contain('sudo');
+  });
+
   it('writes the kubelet CA and config as b64 files', () => {
     const out = kubelet(componentContext());
     expect(contentOf(fileAt(out, '/var/lib/kubelet/config/kubelet'))).to.match(

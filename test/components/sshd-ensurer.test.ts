@@ -34,6 +34,8 @@ describe('components/sshd-ensurer (seed-side §3.9)', () => {
     expect(script).to.include('systemctl enable ssh.service');
     expect(script).to.include('systemctl start sshd.service');
     expect(script).not.to.include('pkill');
+    // As upstream's script: an operator's mask is respected.
+    expect(script).not.to.include('unmask');
   });
 
   it('disables and stops sshd and ends running sessions when SSH access is off', () => {

@@ -78,9 +78,12 @@ func nodeAgentOp(raw json.RawMessage) (interface{}, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetesVersion: %w", err)
 	}
-	// gardener-node-agent bootstrap creates the agent's scratch directory before the first apply.
-	if err := os.MkdirAll(filepath.Join(in.Root, nodeagentv1alpha1.TempDir), 0o755); err != nil {
-		return nil, err
+	// A node as gardener-node-agent bootstrap leaves it: the agent's scratch directory and systemd's
+	// unit directory exist (upstream writes unit files without creating their directory).
+	for _, dir := range []string{nodeagentv1alpha1.TempDir, "/etc/systemd/system"} {
+		if err := os.MkdirAll(filepath.Join(in.Root, dir), 0o755); err != nil {
+			return nil, err
+		}
 	}
 
 	ctx := context.Background()
@@ -90,7 +93,7 @@ func nodeAgentOp(raw json.RawMessage) (interface{}, error) {
 	fs := afero.Afero{Fs: afero.NewBasePathFs(afero.NewOsFs(), in.Root)}
 	restarted := false
 	r := &oscreconciler.Reconciler{
-		Client: shoot,
+		Client: nodeKindClient{shoot},
 		Config: config.OperatingSystemConfigControllerConfig{
 			SyncPeriod:        &metav1.Duration{Duration: 10 * time.Minute},
 			SecretName:        in.SecretName,
@@ -139,4 +142,15 @@ func putOSCSecret(ctx context.Context, c client.Client, key types.NamespacedName
 		return c.Update(ctx, secret)
 	}
 	return c.Create(ctx, secret)
+}
+
+// nodeKindClient gives the Node the reconciler patches its kind back: controller-runtime's fake
+// client drops the TypeMeta of a PartialObjectMetadata on Get, which a real API server never sees.
+type nodeKindClient struct{ client.Client }
+
+func (c nodeKindClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if p, ok := obj.(*metav1.PartialObjectMetadata); ok && p.Kind == "" {
+		p.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
 }

@@ -41,7 +41,8 @@ var (
 )
 
 type roundTripInput struct {
-	Documents []string `json:"documents"`
+	// Documents are the bytes of osc.yaml files (base64 in JSON: they need not be UTF-8).
+	Documents [][]byte `json:"documents"`
 }
 
 type roundTripResult struct {
@@ -59,7 +60,7 @@ func roundTripOp(raw json.RawMessage) (interface{}, error) {
 	out := make([]roundTripResult, 0, len(in.Documents))
 	for _, doc := range in.Documents {
 		osc := &extensionsv1alpha1.OperatingSystemConfig{}
-		if err := runtime.DecodeInto(oscDecoder, []byte(doc), osc); err != nil {
+		if err := runtime.DecodeInto(oscDecoder, doc, osc); err != nil {
 			out = append(out, roundTripResult{Error: err.Error()})
 			continue
 		}

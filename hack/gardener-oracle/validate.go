@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -61,9 +62,7 @@ func validateOp(raw json.RawMessage) (interface{}, error) {
 }
 
 func validateDocument(doc []byte) validateResult {
-	// The universal decoder converts NodeAgentConfiguration into its internal version with the
-	// defaults the node agent applies when it loads its config file (cmd/gardener-node-agent).
-	obj, gvk, err := strictCodecs.UniversalDecoder().Decode(doc, nil, nil)
+	obj, gvk, err := strictCodecs.UniversalDeserializer().Decode(doc, nil, nil)
 	if err != nil {
 		kind := ""
 		if gvk != nil {
@@ -75,8 +74,15 @@ func validateDocument(doc []byte) validateResult {
 	switch o := obj.(type) {
 	case *extensionsv1alpha1.OperatingSystemConfig:
 		errs = extensionsvalidation.ValidateOperatingSystemConfig(o)
-	case *nodeagentconfig.NodeAgentConfiguration:
-		errs = nodeagentvalidation.ValidateNodeAgentConfiguration(o)
+	case *nodeagentv1alpha1.NodeAgentConfiguration:
+		// As the node agent loads its config file (cmd/gardener-node-agent): defaulted, converted
+		// to the internal version, validated.
+		strictScheme.Default(o)
+		internal := &nodeagentconfig.NodeAgentConfiguration{}
+		if err := strictScheme.Convert(o, internal, nil); err != nil {
+			return validateResult{Kind: gvk.Kind, Errors: []string{"convert: " + err.Error()}}
+		}
+		errs = nodeagentvalidation.ValidateNodeAgentConfiguration(internal)
 	case *resourcesv1alpha1.ManagedResource:
 		errs = validateMeta(&o.ObjectMeta, true)
 		for i, ref := range o.Spec.SecretRefs {
@@ -89,13 +95,13 @@ func validateDocument(doc []byte) validateResult {
 	case *corev1.ServiceAccount:
 		errs = validateMeta(&o.ObjectMeta, true)
 	case *rbacv1.Role:
-		errs = validateMeta(&o.ObjectMeta, true)
+		errs = validateRBACMeta(&o.ObjectMeta, true)
 	case *rbacv1.RoleBinding:
-		errs = append(validateMeta(&o.ObjectMeta, true), validateRoleRef(o.RoleRef)...)
+		errs = append(validateRBACMeta(&o.ObjectMeta, true), validateRoleRef(o.RoleRef)...)
 	case *rbacv1.ClusterRole:
-		errs = validateMeta(&o.ObjectMeta, false)
+		errs = validateRBACMeta(&o.ObjectMeta, false)
 	case *rbacv1.ClusterRoleBinding:
-		errs = append(validateMeta(&o.ObjectMeta, false), validateRoleRef(o.RoleRef)...)
+		errs = append(validateRBACMeta(&o.ObjectMeta, false), validateRoleRef(o.RoleRef)...)
 	default:
 		return validateResult{Kind: gvk.Kind, Errors: []string{fmt.Sprintf("no validation known for %s", gvk)}}
 	}
@@ -108,6 +114,11 @@ func validateMeta(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList {
 }
 
 // validateSecretData checks what the API server checks of a Secret's data: keys and total size.
+// validateRBACMeta: RBAC names are path segments (Kubernetes' ValidateRBACName), `:` allowed.
+func validateRBACMeta(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	return apivalidation.ValidateObjectMeta(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
+}
+
 func validateSecretData(secret *corev1.Secret) field.ErrorList {
 	var errs field.ErrorList
 	total := 0

@@ -13,7 +13,7 @@ import { type FieldError, fieldErrorsFromZod } from '../validation/field-error.j
 import { NAME } from '../well-known/names.js';
 import { PATH } from '../well-known/paths.js';
 import { parseYaml, stringifyYaml } from '../yaml/codec.js';
-import { objectOf, type Strictness } from './strictness.js';
+import { objectOf, type Strictness, withoutNullMembers } from './strictness.js';
 
 export const NODE_AGENT_CONFIG_API_VERSION = 'nodeagent.config.gardener.cloud/v1alpha1';
 export const NODE_AGENT_CONFIG_KIND = 'NodeAgentConfiguration';
@@ -151,7 +151,8 @@ export type DecodeResult<T> = { ok: true; value: T } | { ok: false; errors: Fiel
 
 /** Decodes without defaulting or validating (the Go universal decoder's conversion step). */
 export function nodeAgentConfigurationFromObject(input: unknown): DecodeResult<NodeAgentConfiguration> {
-  const parsed = TolerantWire.safeParse(input);
+  // As Go's decoder: a null member is nil or the zero value, as if it were left out.
+  const parsed = TolerantWire.safeParse(withoutNullMembers(input));
   if (!parsed.success) return { ok: false, errors: fieldErrorsFromZod(parsed.error) };
   const w = parsed.data;
   const config: NodeAgentConfiguration = {

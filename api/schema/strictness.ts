@@ -40,3 +40,18 @@ export function goOptional<S extends z.ZodType>(mode: Strictness, schema: S) {
   if (mode === 'strict') return schema.optional();
   return z.preprocess((v) => (v === null ? undefined : v), schema.optional()) as unknown as z.ZodOptional<S>;
 }
+
+/**
+ * Go's decoder reads `null` into a pointer, slice or map as nil and into anything else as its zero
+ * value: for a document without raw (pass-through) fields, dropping null members before a tolerant
+ * schema gives the same meaning, since an absent field is nil or zero there too.
+ */
+export function withoutNullMembers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNullMembers);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNullMembers(v)]),
+  );
+}

@@ -237,6 +237,19 @@ futureField: {from: a newer gardenlet}
       expect(r.value.logFormat).to.equal('json');
     });
 
+    it('reads null as Go does: nil or the zero value, then defaulted', () => {
+      const r = loadNodeAgentConfiguration(
+        `${FILE}logLevel: null\nclientConnection: {kubeconfig: null, qps: null}\nserver: null\nbootstrap: null\n`,
+      );
+      expect(r.ok, JSON.stringify(r)).to.equal(true);
+      if (!r.ok) return;
+      expect(r.value.logLevel).to.equal('info');
+      expect(r.value.clientConnection).to.deep.include({ qps: 50 });
+      expect(r.value.clientConnection.kubeconfig).to.equal(undefined);
+      expect(r.value.server.healthProbes?.port).to.equal(2751);
+      expect(r.value.bootstrap).to.equal(undefined);
+    });
+
     it('names the field of a malformed value', () => {
       const r = loadNodeAgentConfiguration(FILE.replace('syncJitterPeriod: 5m0s', 'syncJitterPeriod: soon'));
       expect(r.ok).to.equal(false);

@@ -1,8 +1,9 @@
-/** Root hooks of every mocha run: servers started by integration suites stop when the run ends. */
+/** Root hooks of every mocha run: servers and oracles started by suites stop when the run ends. */
+import { stopOracle } from '../compat/support/oracle.js';
 import { stopAllEnvtests } from '../integration/envtest.js';
 
 export const mochaHooks = {
   async afterAll(): Promise<void> {
-    await stopAllEnvtests();
+    await Promise.all([stopAllEnvtests(), stopOracle()]);
   },
 };

@@ -12,7 +12,8 @@ describe("compat: the OSC secret against gardenlet's OperatingSystemConfigSecret
   useOracle();
   const found: Differences['found'] = [];
 
-  before(async () => {
+  before(async function () {
+    this.timeout(60_000);
     for (const c of oscSecretCases()) {
       const d = new Differences('osc-secret', c.name);
       await compareOscSecret(oracle(), d, c);

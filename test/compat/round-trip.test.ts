@@ -11,7 +11,8 @@ const DOCUMENTS = 1500;
 describe('compat check 4: osc.yaml with fields left out, null or empty means to us what it means to Go', () => {
   useOracle();
 
-  it(`${DOCUMENTS} generated documents: decoded by both and written back, the same bytes`, async () => {
+  it(`${DOCUMENTS} generated documents: decoded by both and written back, the same bytes`, async function () {
+    this.timeout(60_000);
     const docs = fc.sample(oscDocument, { numRuns: DOCUMENTS, seed: 20240601 });
     const d = new Differences('round-trip', 'generated documents');
     const compared = await roundTripAll(oracle(), d, docs.map(documentText));

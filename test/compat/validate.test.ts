@@ -17,7 +17,8 @@ describe("compat check 1: what we render decodes strictly with upstream's scheme
   const found: Differences['found'] = [];
   let documents = 0;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(120_000);
     for (const c of RENDER_CORPUS) {
       const rendered = renderNodeConfiguration({
         cluster: decodeCase(c),

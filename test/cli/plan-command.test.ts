@@ -121,12 +121,12 @@ describe('gardener-osc plan', function () {
       for (const p of view.pools) {
         expect(p.nodeAgentRestart, p.name).to.equal(true);
         expect(p.summary).to.match(
-          /^restart gardener-node-agent\.service \(itself\) ← \/opt\/bin\/gardener-node-agent \(image europe-docker\.pkg\.dev\/gardener-project\/releases\/gardener\/node-agent:v1\.91\.0 → v1\.92\.0\)/,
+          /^restart gardener-node-agent\.service \(itself\) ← \/opt\/bin\/gardener-node-agent \(image europe-docker\.pkg\.dev\/gardener-project\/releases\/gardener\/node-agent:v1\.91\.4 → v1\.92\.0\)/,
         );
         const agent = p.units.find((u) => u.name === 'gardener-node-agent.service')!;
         expect(agent.action).to.equal('restart');
         expect(p.files.find((f) => f.path === '/opt/bin/gardener-node-agent')!.image).to.deep.equal({
-          from: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.0 /gardener-node-agent',
+          from: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.4 /gardener-node-agent',
           to: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.92.0 /gardener-node-agent',
         });
       }

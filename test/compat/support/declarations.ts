@@ -153,9 +153,13 @@ export const DECLARATIONS: readonly Declaration[] = [
       const path = itemPath(d) ?? '';
       if (d.field !== 'content' || !/ROOTcerts\.(pem|crt)$|\/gardener-node-agent\/config\.yaml$/.test(path))
         return false;
+      // Ours: the shoot's bundle, then the pool's CA. Upstream appends pool CAs to one shared string
+      // from parallel goroutines: after the shoot's bundle come one or more pool CAs, in any order
+      // and number (its own may even be missing).
       const ours = certificates(str(d.ours));
       const theirs = certificates(str(d.upstream));
-      return theirs.length > ours.length && ours.every((c) => theirs.includes(c));
+      const shoot = ours.slice(0, -1);
+      return ours.length >= 1 && theirs.length > ours.length - 1 && shoot.every((c, i) => theirs[i] === c);
     },
   },
   {

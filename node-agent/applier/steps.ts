@@ -2,10 +2,15 @@
  * A Plan flattened into the ordered steps the applier runs and checks off one by one. Each step
  * does at most one systemd call, so after a crash at most the one step that was in flight repeats.
  * The order (node-side §7.3 with the v1.147 self-restart point):
- *   files -> unit files and drop-ins -> enable/disable -> removed units -> daemon-reload
- *   -> self-restart -> unit commands -> deleted files
+ *   files -> unit files and drop-ins -> enable/disable -> removed units
+ *   -> deleted files in systemd's unit directories -> daemon-reload -> self-restart
+ *   -> unit commands -> other deleted files
+ * A drop-in or unit file removed through spec.files is deleted before the reload, or systemd would
+ * keep it loaded until some later apply reloads; every other file outlives the unit commands, so a
+ * unit being stopped still finds what it runs.
  */
 import type { Plan } from '../planner/plan.js';
+import { isUnitConfigurationPath } from '../planner/unit-directories.js';
 
 export type Step =
   | { readonly op: 'write-file'; readonly path: string }
@@ -65,6 +70,8 @@ export function planSteps(plan: Plan): Step[] {
       steps.push({ op: 'remove-drop-in-dir-if-empty', unit });
     }
   }
+  const deleteFile = (path: string): Step => ({ op: 'delete-file', path });
+  steps.push(...plan.files.delete.filter(isUnitConfigurationPath).map(deleteFile));
   if (plan.daemonReload) steps.push({ op: 'daemon-reload' });
   if (plan.mustRestartNodeAgent) steps.push({ op: 'restart-node-agent' });
   for (const c of plan.commands) {
@@ -74,7 +81,7 @@ export function planSteps(plan: Plan): Step[] {
         : { op: 'restart', unit: c.unit, ...(c.ifUnitExists ? { ifUnitExists: true } : {}) },
     );
   }
-  for (const path of plan.files.delete) steps.push({ op: 'delete-file', path });
+  steps.push(...plan.files.delete.filter((path) => !isUnitConfigurationPath(path)).map(deleteFile));
 
   const seen = new Set<string>();
   for (const step of steps) {

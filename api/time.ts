@@ -50,3 +50,8 @@ export function formatRfc3339(t: Instant | Date): string {
   const instant = t instanceof Date ? instantFromDate(t) : t;
   return `${new Date(instant.epochSeconds * 1000).toISOString().slice(0, 19)}Z`;
 }
+
+/** metav1.MicroTime (Lease renew and acquire times): RFC 3339 with exactly six fractional digits, UTC. */
+export function formatMicroTime(t: Date): string {
+  return t.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}

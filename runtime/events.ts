@@ -8,8 +8,9 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { formatRfc3339 } from '../api/index.js';
 import { type Clock, realClock } from './clock.js';
 import { isApiStatus } from './kube/api-status.js';
-import { KubeClient, segment } from './kube/kube-client.js';
+import { KubeClient } from './kube/kube-client.js';
 import type { KubeHttp } from './kube/kube-http.js';
+import { RESOURCE } from './kube/resource.js';
 import { type Logger, silentLogger } from './logging.js';
 
 export interface EventObject {
@@ -46,8 +47,6 @@ type EventBody = Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {
   lastTimestamp?: string;
 };
 
-const eventsPath = (namespace: string) => `/api/v1/namespaces/${segment(namespace)}/events`;
-
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly clock: Clock;
@@ -72,10 +71,14 @@ export class EventRecorder {
         seen.count++;
         seen.last = now;
         try {
-          await this.client.mergePatch(`${eventsPath(namespace)}/${segment(seen.name)}`, {
-            count: seen.count,
-            lastTimestamp: timestamp,
-          });
+          await this.client.mergePatch(
+            RESOURCE.event,
+            { name: seen.name, namespace },
+            {
+              count: seen.count,
+              lastTimestamp: timestamp,
+            },
+          );
           return;
         } catch (error) {
           if (!isApiStatus(error, 404)) throw error;
@@ -104,7 +107,7 @@ export class EventRecorder {
         reportingComponent: this.options.component,
         reportingInstance: this.options.host ?? '',
       };
-      const created = await this.client.create(eventsPath(namespace), body);
+      const created = await this.client.create(RESOURCE.event, body);
       this.seen.set(key, { name: created.metadata?.name ?? '', namespace, count: 1, last: now });
     } catch (error) {
       this.log.warn(

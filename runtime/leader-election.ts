@@ -5,13 +5,16 @@
  * period, and give up leadership when a renewal has not succeeded within the renew deadline.
  * Updates use optimistic locking (resourceVersion), so two candidates never both win.
  */
-import { type CoordinationV1Api, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import { formatMicroTime } from '../api/index.js';
 import { type Clock, realClock, sleep } from './clock.js';
 import { isApiStatus } from './kube/api-status.js';
+import type { KubeClient } from './kube/kube-client.js';
+import type { WireLease } from './kube/lease.js';
+import { RESOURCE } from './kube/resource.js';
 import { type Logger, silentLogger } from './logging.js';
 
 export interface LeaderElectionOptions {
-  readonly api: CoordinationV1Api;
+  readonly client: Pick<KubeClient, 'get' | 'create' | 'update'>;
   readonly namespace: string;
   readonly name: string;
   readonly identity: string;
@@ -90,8 +93,8 @@ export class LeaderElector {
     this.o.onStoppedLeading?.();
   }
 
-  private spec(previous: V1Lease | undefined): V1Lease['spec'] {
-    const now = new V1MicroTime(this.clock.now());
+  private spec(previous: WireLease | undefined): WireLease['spec'] {
+    const now = formatMicroTime(new Date(this.clock.now()));
     const wasMine = previous?.spec?.holderIdentity === this.o.identity;
     return {
       holderIdentity: this.o.identity,
@@ -104,19 +107,19 @@ export class LeaderElector {
 
   /** One attempt; false when someone else holds a live lease or the update lost a race. */
   async tryAcquireOrRenew(): Promise<boolean> {
-    const { api, namespace, name } = this.o;
-    let lease: V1Lease;
+    const { client, namespace, name } = this.o;
+    let lease: WireLease;
     try {
-      lease = await api.readNamespacedLease({ name, namespace });
+      lease = await client.get<WireLease>(RESOURCE.lease, { name, namespace });
     } catch (error) {
       if (!isApiStatus(error, 404)) {
         this.log.warn({ err: error }, 'Reading the lease failed');
         return false;
       }
       try {
-        await api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace }, spec: this.spec(undefined) },
+        await client.create<WireLease>(RESOURCE.lease, {
+          metadata: { name, namespace },
+          spec: this.spec(undefined),
         });
         return true;
       } catch (e) {
@@ -131,7 +134,7 @@ export class LeaderElector {
     const duration = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
     if (holder && holder !== this.o.identity && this.observed.at + duration > now) return false;
     try {
-      await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: this.spec(lease) } });
+      await client.update<WireLease>(RESOURCE.lease, { ...lease, spec: this.spec(lease) });
       return true;
     } catch (e) {
       if (!isApiStatus(e, 409)) this.log.warn({ err: e }, 'Updating the lease failed');
@@ -141,14 +144,13 @@ export class LeaderElector {
 
   /** Lets the next candidate take over at once instead of waiting a lease duration. */
   private async release(): Promise<void> {
-    const { api, namespace, name } = this.o;
+    const { client, namespace, name } = this.o;
     try {
-      const lease = await api.readNamespacedLease({ name, namespace });
+      const lease = await client.get<WireLease>(RESOURCE.lease, { name, namespace });
       if (lease.spec?.holderIdentity !== this.o.identity) return;
-      await api.replaceNamespacedLease({
-        name,
-        namespace,
-        body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+      await client.update<WireLease>(RESOURCE.lease, {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 },
       });
       this.log.info('Released leadership');
     } catch (error) {

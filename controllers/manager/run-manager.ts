@@ -7,17 +7,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import {
-  CoordinationV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { CLUSTER_API_VERSION, type Cluster, decodeCluster } from '../../api/index.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { Informer } from '../../runtime/kube/informer.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { type WatchHealth, watchHealthOf } from '../../runtime/kube/watch-health.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
@@ -84,7 +80,7 @@ export async function runControllerManager(o: ManagerOptions): Promise<RunningMa
   let elector: Promise<void> = Promise.resolve();
   if (config.leaderElection.enabled) {
     const le = new LeaderElector({
-      api: seed.makeApiClient(CoordinationV1Api),
+      client: new KubeClient(eventsHttp),
       namespace: config.leaderElection.namespace,
       name: config.leaderElection.name,
       identity: o.identity ?? `${hostname()}_${process.pid}`,

@@ -43,6 +43,7 @@ import {
 } from '../../charts/controller-manager/controller-manager.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type Envtest, startEnvtest } from '../../test/integration/envtest.js';
 import { type ApiRequest, AuditLog, WRITE_VERBS, watchStream } from './support/audit.js';
 import { cpuSeconds, idleProcessRss, procStatus, terminate } from './support/process.js';
@@ -122,13 +123,10 @@ async function startLandscape(run: string, dir: string): Promise<Landscape> {
   const seedAdmin = new KubeClient(seedHttp);
   const shootAdmin = new KubeClient(shootHttp);
 
-  await seedAdmin.create('/api/v1/namespaces', { metadata: { name: MANAGER_NAMESPACE } });
+  await seedAdmin.create(RESOURCE.namespace, { metadata: { name: MANAGER_NAMESPACE } });
+  await seedAdmin.create(RESOURCE.clusterRole, seedClusterRole(CONTROLLER_MANAGER_NAME));
   await seedAdmin.create(
-    '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-    seedClusterRole(CONTROLLER_MANAGER_NAME),
-  );
-  await seedAdmin.create(
-    '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    RESOURCE.clusterRoleBinding,
     clusterRoleBinding(CONTROLLER_MANAGER_NAME, {
       name: CONTROLLER_MANAGER_NAME,
       namespace: MANAGER_NAMESPACE,
@@ -186,7 +184,7 @@ async function createNodes(admin: KubeClient, pools: readonly { name: string; zo
   );
   let next = 0;
   const worker = async () => {
-    while (next < bodies.length) await admin.create('/api/v1/nodes', bodies[next++]);
+    while (next < bodies.length) await admin.create(RESOURCE.node, bodies[next++]!);
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return bodies.length;
@@ -203,8 +201,8 @@ const secretData = (data: Record<string, string>) =>
 async function createShoots(landscape: Landscape, count: number): Promise<string[]> {
   const { seed, shoot, seedAdmin, shootAdmin } = landscape;
   const role = shootClusterRole('managedResource');
-  await shootAdmin.create('/apis/rbac.authorization.k8s.io/v1/clusterroles', role);
-  await shootAdmin.create('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+  await shootAdmin.create(RESOURCE.clusterRole, role);
+  await shootAdmin.create(RESOURCE.clusterRoleBinding, {
     ...clusterRoleBinding(role.metadata.name, { name: 'bench-shoot-0', namespace: 'kube-system' }),
     subjects: Array.from({ length: count }, (_, i) => ({
       kind: 'ServiceAccount',
@@ -217,11 +215,11 @@ async function createShoots(landscape: Landscape, count: number): Promise<string
   for (let i = 0; i < count; i++) {
     const namespace = shootNamespace(i);
     const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
-      seedAdmin.create(`/api/v1/namespaces/${namespace}/secrets`, {
+      seedAdmin.create(RESOURCE.secret, {
         metadata: { name, namespace, labels },
         data: secretData(data),
       });
-    await seedAdmin.create('/api/v1/namespaces', { metadata: { name: namespace } });
+    await seedAdmin.create(RESOURCE.namespace, { metadata: { name: namespace } });
     const access = await shoot.kubeConfigForServiceAccount('kube-system', `bench-shoot-${i}`, 24 * 3600);
     await secret('gardener-internal', {}, { kubeconfig: access.exportConfig() });
     await secret('ca-bundle-1', { ...sm, 'bundle-for': 'ca' }, { 'bundle.crt': PEM('bench cluster CA') });
@@ -236,7 +234,7 @@ async function createShoots(landscape: Landscape, count: number): Promise<string
       { id_rsa: 'private', 'id_rsa.pub': 'ssh-rsa AAAAbench bench' },
     );
     const cluster = exampleCluster();
-    await seedAdmin.create('/apis/extensions.gardener.cloud/v1alpha1/clusters', {
+    await seedAdmin.create(RESOURCE.cluster, {
       ...cluster,
       metadata: { name: namespace, labels: SELECTOR },
     });
@@ -346,19 +344,15 @@ const unlessUnavailable = <T>(read: Promise<T>): Promise<T | undefined> =>
   });
 
 async function reconciledShoots(admin: KubeClient, namespaces: ReadonlySet<string>): Promise<number> {
-  const list = await admin.get<{ items?: { metadata: { name: string; namespace: string } }[] }>(
-    '/apis/resources.gardener.cloud/v1alpha1/managedresources',
-  );
-  return (list.items ?? []).filter(
+  const list = await admin.list<{ metadata: { name: string; namespace: string } }>(RESOURCE.managedResource);
+  return list.filter(
     (mr) => mr.metadata.name === 'shoot-gardener-node-agent' && namespaces.has(mr.metadata.namespace),
   ).length;
 }
 
 async function nodesWithDelay(admin: KubeClient): Promise<number> {
-  const list = await admin.get<{ items?: { metadata: { annotations?: Record<string, string> } }[] }>(
-    '/api/v1/nodes',
-  );
-  return (list.items ?? []).filter(
+  const list = await admin.list<{ metadata: { annotations?: Record<string, string> } }>(RESOURCE.node);
+  return list.filter(
     (n) => n.metadata.annotations?.['node-agent.gardener.cloud/reconciliation-delay'] !== undefined,
   ).length;
 }
@@ -502,9 +496,13 @@ async function runScenario(program: Program, shoots: number, dir: string, run: s
     const before = await manager.reconciles('operatingsystemconfig');
     const roundFrom = Date.now();
     for (const namespace of namespaces)
-      await landscape.seedAdmin.mergePatch(`/apis/extensions.gardener.cloud/v1alpha1/clusters/${namespace}`, {
-        metadata: { annotations: { 'bench.node-configuration.gardener.cloud/touched': String(roundFrom) } },
-      });
+      await landscape.seedAdmin.mergePatch(
+        RESOURCE.cluster,
+        { name: namespace },
+        {
+          metadata: { annotations: { 'bench.node-configuration.gardener.cloud/touched': String(roundFrom) } },
+        },
+      );
     await until('every shoot reconciled once more', RECONCILE_TIMEOUT_MS, async () =>
       (await manager.reconciles('operatingsystemconfig')) >= before + shoots ? true : undefined,
     );

@@ -6,11 +6,12 @@
  */
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { V1NodeList, V1Secret } from '@kubernetes/client-node';
+import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, type NodeAgentConfiguration, PATH } from '../../api/index.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { HostRoot } from '../applier/host-root.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
@@ -56,9 +57,10 @@ export async function restConfig(
   }
   const http = new KubeHttp(tokenFileConfig(server, config.apiServer.caBundle, source));
   try {
-    const secret = await new KubeClient(http).get<V1Secret>(
-      `/api/v1/namespaces/${NAMESPACE_KUBE_SYSTEM}/secrets/${NAME.nodeAgent}`,
-    );
+    const secret = await new KubeClient(http).get<V1Secret>(RESOURCE.secret, {
+      name: NAME.nodeAgent,
+      namespace: NAMESPACE_KUBE_SYSTEM,
+    });
     const token = secret.data?.[DATA_KEY.token];
     if (!token) throw new Error(`secret key "token" does not exist or empty`);
     await writeFileAtomic(tokenFile, Buffer.from(token, 'base64'), 0o600);
@@ -74,11 +76,11 @@ export function hostName(override: string | undefined): string {
 }
 
 /** The node with label kubernetes.io/hostname=<hostName>; undefined before kubelet registered it. */
-export async function nodeNameByHostName(client: KubeClient, host: string): Promise<string | undefined> {
-  const list = await client.get<V1NodeList>('/api/v1/nodes', {
-    labelSelector: `kubernetes.io/hostname=${host}`,
-  });
-  if (list.items.length > 1)
-    throw new Error(`found more than one node with label kubernetes.io/hostname=${host}`);
-  return list.items[0]?.metadata?.name;
+export async function nodeNameByHostName(
+  client: Pick<KubeClient, 'list'>,
+  host: string,
+): Promise<string | undefined> {
+  const nodes = await client.list<V1Node>(RESOURCE.node, { labelSelector: `kubernetes.io/hostname=${host}` });
+  if (nodes.length > 1) throw new Error(`found more than one node with label kubernetes.io/hostname=${host}`);
+  return nodes[0]?.metadata?.name;
 }

@@ -1,7 +1,8 @@
 /**
  * A cache of the objects one list-watch sees, with add/update/delete handlers. A relist (after a
  * 410) is diffed against the cache, so handlers see the deletes and changes that happened while
- * the watch was down, and never a duplicate add.
+ * the watch was down, and never a duplicate add. A `transform` trims each object before it is
+ * cached (managed fields, say), so what nobody reads costs no memory.
  */
 import { type Logger, silentLogger } from '../logging.js';
 import { type KubeObject, ListWatch, type ListWatchOptions, type WatchEventType } from './list-watch.js';
@@ -10,6 +11,20 @@ export interface InformerHandlers<T> {
   add?(object: T): void;
   update?(previous: T, next: T): void;
   delete?(object: T): void;
+}
+
+export interface InformerOptions extends ListWatchOptions {
+  /** Applied to every listed or watched object before it is cached and handed to handlers. */
+  readonly transform?: <T extends KubeObject>(object: T) => T;
+}
+
+/** Drops `metadata.managedFields`: large, and read by no controller. */
+export function withoutManagedFields<T extends KubeObject>(object: T): T {
+  const metadata = object.metadata as (KubeObject['metadata'] & { managedFields?: unknown }) | undefined;
+  if (!metadata?.managedFields) return object;
+  const { managedFields, ...rest } = metadata;
+  void managedFields;
+  return { ...object, metadata: rest };
 }
 
 export function objectKey(o: KubeObject): string {
@@ -26,17 +41,32 @@ export class Informer<T extends KubeObject> {
   private syncWaiters: (() => void)[] = [];
   private running: Promise<void> | undefined;
 
-  constructor(options: ListWatchOptions) {
+  constructor(options: InformerOptions) {
     this.log = options.log ?? silentLogger;
+    const transform = options.transform ?? ((o: T) => o);
     this.listWatch = new ListWatch<T>(options, {
-      onList: (items) => this.replace(items),
-      onEvent: (type, object) => this.apply(type, object),
+      onList: (items) => this.replace(items.map(transform)),
+      onEvent: (type, object) => this.apply(type, transform(object)),
     });
   }
 
   on(handlers: InformerHandlers<T>): this {
     this.handlers.push(handlers);
     return this;
+  }
+
+  /**
+   * Adds handlers that see every object already cached as an add (as client-go's do), then the
+   * changes; the returned function removes them again (a controller stopping while the cache
+   * lives on, say).
+   */
+  subscribe(handlers: InformerHandlers<T>): () => void {
+    this.handlers.push(handlers);
+    for (const object of this.cache.values()) this.call(handlers, (h) => h.add?.(object));
+    return () => {
+      const i = this.handlers.indexOf(handlers);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
   }
 
   start(signal: AbortSignal): void {
@@ -118,12 +148,14 @@ export class Informer<T extends KubeObject> {
   }
 
   private emit(call: (h: InformerHandlers<T>) => void): void {
-    for (const h of this.handlers) {
-      try {
-        call(h);
-      } catch (error) {
-        this.log.error({ err: error }, 'Informer event handler failed');
-      }
+    for (const h of [...this.handlers]) this.call(h, call);
+  }
+
+  private call(h: InformerHandlers<T>, call: (h: InformerHandlers<T>) => void): void {
+    try {
+      call(h);
+    } catch (error) {
+      this.log.error({ err: error }, 'Informer event handler failed');
     }
   }
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatRfc3339, formatRfc3339Nano, parseRfc3339 } from '../../api/time.js';
+import { formatMicroTime, formatRfc3339, formatRfc3339Nano, parseRfc3339 } from '../../api/time.js';
 
 describe('timestamps', () => {
   it('formats RFC3339Nano as Go does: UTC, fraction trimmed', () => {
@@ -15,5 +15,10 @@ describe('timestamps', () => {
     for (const bad of ['2024-01-02', '2024-02-30T00:00:00Z', 'yesterday', '2024-01-02T03:04:05']) {
       expect(() => parseRfc3339(bad), bad).to.throw(/invalid RFC3339/);
     }
+  });
+
+  it('writes metav1.MicroTime (Lease times): RFC 3339, six fractional digits, UTC', () => {
+    expect(formatMicroTime(new Date('2026-01-02T03:04:05.678Z'))).to.equal('2026-01-02T03:04:05.678000Z');
+    expect(formatMicroTime(new Date('2026-01-02T03:04:05Z'))).to.equal('2026-01-02T03:04:05.000000Z');
   });
 });

@@ -17,6 +17,7 @@ import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp, KubeStatusError } from '../../runtime/kube/kube-http.js';
 import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { eventually } from '../support/eventually.js';
 import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
@@ -47,30 +48,52 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('create, get, replace, merge patch and delete; 404 and 409 as KubeStatusError', async () => {
+  it('create, get, update, merge patch, apply, list and delete; 404 and 409 as KubeStatusError', async () => {
     const client = clientOf(await loadKubeconfigFile(env.kubeconfigFile));
-    const path = `/api/v1/namespaces/${ns}/configmaps`;
-    const created = await client.create<V1ConfigMap>(path, {
+    const ref = { name: 'verbs', namespace: ns };
+    const created = await client.create<V1ConfigMap>(RESOURCE.configMap, {
       metadata: { name: 'verbs', namespace: ns },
       data: { a: '1' },
     });
-    const read = await client.get<V1ConfigMap>(`${path}/verbs`);
+    const read = await client.get<V1ConfigMap>(RESOURCE.configMap, ref);
     expect(read.metadata?.uid).to.equal(created.metadata?.uid);
-    const replaced = await client.replace<V1ConfigMap>(`${path}/verbs`, { ...read, data: { a: '2' } });
+    const exists = await client.create(RESOURCE.configMap, { metadata: ref }).catch((e) => e);
+    expect(exists).to.be.instanceOf(KubeStatusError).and.include({ status: 409, reason: 'AlreadyExists' });
+    const replaced = await client.update<V1ConfigMap>(RESOURCE.configMap, { ...read, data: { a: '2' } });
     // the read's resourceVersion is stale now: optimistic concurrency says 409 Conflict
-    const conflict = await client.replace(`${path}/verbs`, { ...read, data: { a: '3' } }).catch((e) => e);
+    const conflict = await client
+      .update(RESOURCE.configMap, { ...read, data: { a: '3' } })
+      .catch((e: unknown) => e);
     expect(conflict).to.be.instanceOf(KubeStatusError).and.include({ status: 409, reason: 'Conflict' });
     expect(isApiStatus(conflict, 409)).to.equal(true);
-    const patched = await client.mergePatch<V1ConfigMap>(`${path}/verbs`, { data: { a: null, b: 'x' } });
+    const patched = await client.mergePatch<V1ConfigMap>(RESOURCE.configMap, ref, {
+      data: { a: null, b: 'x' },
+    });
     expect(patched.data).to.deep.equal({ b: 'x' });
     expect(Number(patched.metadata?.resourceVersion)).to.be.greaterThan(
       Number(replaced.metadata?.resourceVersion),
     );
-    await client.delete(`${path}/verbs`);
-    const gone = await client.get(`${path}/verbs`).catch((e) => e);
+    // server-side apply: the manager's intent; a field it applied before and leaves out goes
+    const intent = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'applied', namespace: ns },
+      data,
+    });
+    await client.apply(RESOURCE.configMap, intent({ c: '1', d: '2' }), { fieldManager: 'test' });
+    const applied = await client.apply<V1ConfigMap>(RESOURCE.configMap, intent({ c: '1' }), {
+      fieldManager: 'test',
+    });
+    expect(applied.data).to.deep.equal({ c: '1' });
+    const listed = await client.list<V1ConfigMap>(RESOURCE.configMap, { namespace: ns });
+    expect(listed.map((c) => c.metadata?.name).sort()).to.include.members(['applied', 'verbs']);
+    expect(await client.delete(RESOURCE.configMap, ref)).to.equal(true);
+    expect(await client.delete(RESOURCE.configMap, ref), 'already gone').to.equal(false);
+    const gone = await client.get(RESOURCE.configMap, ref).catch((e: unknown) => e);
     expect(gone).to.be.instanceOf(KubeStatusError).and.include({ status: 404, reason: 'NotFound' });
     expect(isApiStatus(gone, 404)).to.equal(true);
     expect(isApiStatus(gone, 409)).to.equal(false);
+    expect(await client.getIfExists(RESOURCE.configMap, ref)).to.equal(undefined);
   });
 
   it('client certificates from files named relative to the kubeconfig identify the user', async () => {
@@ -94,7 +117,7 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
       }),
     );
     const client = clientOf(await loadKubeconfigFile(file));
-    await client.get(`/api/v1/namespaces/${ns}`);
+    await client.get(RESOURCE.namespace, { name: ns });
     await eventually('the request in the audit log under the certificate user', () =>
       readAuditEvents(env).some(
         (e) => e.user.username === user && e.requestURI === `/api/v1/namespaces/${ns}`,
@@ -114,11 +137,12 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
         tokenFile,
       }),
     );
-    const denied = await client.get('/api/v1/namespaces/default').catch((e) => e);
+    const denied = await client.get(RESOURCE.namespace, { name: 'default' }).catch((e: unknown) => e);
     expect(denied).to.be.instanceOf(KubeStatusError).and.include({ status: 401 });
     writeFileSync(tokenFile, admin);
     expect(
-      (await client.get<{ metadata: { name: string } }>('/api/v1/namespaces/default')).metadata.name,
+      (await client.get<{ metadata: { name: string } }>(RESOURCE.namespace, { name: 'default' })).metadata
+        .name,
     ).to.equal('default');
   });
 
@@ -132,7 +156,7 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
     };
     subscribe('undici:client:connected', onConnect);
     try {
-      for (let i = 0; i < 10; i++) await client.get(`/api/v1/namespaces/${ns}`);
+      for (let i = 0; i < 10; i++) await client.get(RESOURCE.namespace, { name: ns });
     } finally {
       unsubscribe('undici:client:connected', onConnect);
     }

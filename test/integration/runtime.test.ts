@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
   type ApiException,
-  CoordinationV1Api,
   CoreV1Api,
   KubernetesObjectApi,
   RbacAuthorizationV1Api,
@@ -17,6 +16,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { EventRecorder } from '../../runtime/events.js';
 import { Informer } from '../../runtime/kube/informer.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
@@ -267,12 +267,12 @@ describe('envtest and runtime against a real kube-apiserver', function () {
   });
 
   it('hands leadership over when the leader stops renewing, and at once when it releases', async () => {
-    const api = env.kubeConfig.makeApiClient(CoordinationV1Api);
+    const client = new KubeClient(new KubeHttp(env.kubeConfig));
     const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 300 };
     const leaders: string[] = [];
     const elector = (identity: string, releaseOnStop: boolean) =>
       new LeaderElector({
-        api,
+        client,
         namespace: ns,
         name: 'leader',
         identity,

@@ -6,15 +6,16 @@
 import { networkInterfaces } from 'node:os';
 import type { V1Node } from '@kubernetes/client-node';
 import { isApiStatus } from '../../../runtime/kube/api-status.js';
-import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 import { type CheckerDeps, nodeEvent } from './checker.js';
 
 /** Writes the Node's status (the `nodes/status` subresource). */
 export type NodeStatusWriter = (node: V1Node) => Promise<void>;
 
-export function nodeStatusWriter(client: KubeClient): NodeStatusWriter {
+export function nodeStatusWriter(client: Pick<KubeClient, 'update'>): NodeStatusWriter {
   return async (node) => {
-    await client.replace(`/api/v1/nodes/${segment(node.metadata?.name ?? '')}/status`, node);
+    await client.update(RESOURCE.node, node, { subresource: 'status' });
   };
 }
 

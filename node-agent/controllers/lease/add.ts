@@ -2,9 +2,10 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { Controller } from '../../../runtime/controller.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import type { WireLease } from '../../../runtime/kube/lease.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
-import { LEASE_RENEW_INTERVAL_MS, renewLease, type WireLease } from './lease-heartbeat.js';
+import { LEASE_RENEW_INTERVAL_MS, renewLease } from './lease-heartbeat.js';
 
 export const LEASE_CONTROLLER_NAME = 'lease';
 

@@ -3,27 +3,19 @@
  * 40 s, renewed every 10 s, owned by the Node so it goes with it. The seed reads it to tell
  * whether every node runs the agent.
  */
-import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { LEASE_DURATION_SECONDS, NAMESPACE_KUBE_SYSTEM, nodeAgentLeaseName } from '../../../api/index.js';
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  formatMicroTime,
+  LEASE_DURATION_SECONDS,
+  NAMESPACE_KUBE_SYSTEM,
+  nodeAgentLeaseName,
+} from '../../../api/index.js';
 import { isApiStatus } from '../../../runtime/kube/api-status.js';
-import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import type { WireLease } from '../../../runtime/kube/lease.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 
 export const LEASE_RENEW_INTERVAL_MS = (LEASE_DURATION_SECONDS * 1000) / 4;
-
-/** A Lease as the API server sends it: `renewTime` is a MicroTime string on the wire. */
-export type WireLease = Omit<V1Lease, 'spec'> & {
-  spec?: Omit<NonNullable<V1Lease['spec']>, 'renewTime' | 'acquireTime'> & {
-    renewTime?: string;
-    acquireTime?: string;
-  };
-};
-
-/** metav1.MicroTime: RFC 3339 with exactly six fractional digits, UTC. */
-export function formatMicroTime(t: Date): string {
-  return t.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE_KUBE_SYSTEM}/leases`;
 
 /**
  * Renews the Lease. `last` is the Lease the previous renewal returned: updating it directly saves a
@@ -31,13 +23,12 @@ const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE_KUBE_SYSTEM}
  * Lease falls back to reading, or creating, it.
  */
 export async function renewLease(
-  client: KubeClient,
+  client: Pick<KubeClient, 'get' | 'create' | 'update'>,
   node: V1Node,
   now: Date,
   last?: WireLease,
 ): Promise<WireLease> {
   const name = nodeAgentLeaseName(node.metadata?.name ?? '');
-  const path = `${LEASES}/${segment(name)}`;
   const desired: WireLease = {
     metadata: {
       name,
@@ -60,7 +51,7 @@ export async function renewLease(
     },
   };
   const update = (current: WireLease) =>
-    client.replace<WireLease>(path, {
+    client.update<WireLease>(RESOURCE.lease, {
       ...current,
       metadata: { ...current.metadata, ownerReferences: desired.metadata?.ownerReferences },
       spec: desired.spec,
@@ -73,9 +64,11 @@ export async function renewLease(
     }
   }
   try {
-    return await update(await client.get<WireLease>(path));
+    return await update(
+      await client.get<WireLease>(RESOURCE.lease, { name, namespace: NAMESPACE_KUBE_SYSTEM }),
+    );
   } catch (e) {
     if (!isApiStatus(e, 404)) throw e;
-    return await client.create<WireLease>(LEASES, desired);
+    return await client.create<WireLease>(RESOURCE.lease, desired);
   }
 }

@@ -6,7 +6,8 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION, UNIT } from '../../../api/index.js';
-import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { Logger } from '../../../runtime/logging.js';
 import type { Systemd } from '../../systemd/systemd.js';
 
@@ -30,7 +31,7 @@ export function restartAnnotationChanged(previous: V1Node | undefined, next: V1N
 
 export async function restartRequestedServices(
   node: V1Node,
-  client: KubeClient,
+  client: Pick<KubeClient, 'mergePatch'>,
   systemd: Systemd,
   log: Logger,
 ): Promise<void> {
@@ -46,8 +47,12 @@ export async function restartRequestedServices(
       log.error({ err: error, unit }, 'Restarting the requested unit failed');
     }
   }
-  await client.mergePatch(`/api/v1/nodes/${segment(name)}`, {
-    metadata: { annotations: { [ANNOTATION.restartSystemdServices]: null } },
-  });
+  await client.mergePatch(
+    RESOURCE.node,
+    { name },
+    {
+      metadata: { annotations: { [ANNOTATION.restartSystemdServices]: null } },
+    },
+  );
   if (nodeAgent) await systemd.restart(UNIT.nodeAgent);
 }

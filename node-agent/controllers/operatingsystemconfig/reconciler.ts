@@ -10,7 +10,8 @@ import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL, NAMESPACE_KUBE_SYSTEM, PATH, readOscSecret } from '../../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
-import { type KubeClient, segment } from '../../../runtime/kube/kube-client.js';
+import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 import { type AgentMetrics, observeOscApply } from '../../agent/agent-metrics.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
@@ -99,7 +100,7 @@ export class OscReconciler {
         annotations: { [ANNOTATION.checksumCloudConfigData]: checksum ?? null },
       },
     };
-    await this.o.client.mergePatch(`/api/v1/nodes/${segment(name)}`, body);
+    await this.o.client.mergePatch(RESOURCE.node, { name }, body);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   controllerManagerObjects,
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
-import type { ControllerManagerConfiguration } from '../controllers/manager/config.js';
+import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
 import { loadControllerManagerConfiguration } from './controller-manager-command.js';
 import { UsageError } from './exit-codes.js';
 

@@ -9,9 +9,13 @@ import { Informer } from '../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { KeyedMutex } from '../manager/keyed-mutex.js';
+import type { KeyedMutex } from '../../seed/manager/keyed-mutex.js';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  MIGRATION_STATE_NAME,
+} from '../../seed/migration-state/state.js';
 import { MigrationReconciler, type MigrationReconcilerOptions } from './reconciler.js';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, MIGRATION_STATE_NAME } from './state.js';
 
 export interface MigrationControllerOptions extends MigrationReconcilerOptions {
   readonly http: KubeHttp;

@@ -12,7 +12,7 @@ import {
   TAINT_PREFER_NO_SCHEDULE,
   tryParseSemVer,
 } from '../../api/index.js';
-import type { NodeInfo, OscSecretInfo } from '../operatingsystemconfig/nodes-updated.js';
+import type { NodeInfo, OscSecretInfo } from '../../seed/shoot-nodes/shoot-node-state.js';
 
 export interface LeaseInfo {
   readonly name: string;

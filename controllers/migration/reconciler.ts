@@ -22,13 +22,13 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { EventRecorder } from '../../runtime/events.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Logger } from '../../runtime/logging.js';
-import { deleteIfPresent } from '../kube/seed-writes.js';
-import { clusterEventObject } from '../manager/shoot-context.js';
-import type { ShootApplier } from '../operatingsystemconfig/reconciler.js';
-import { readShootNodeState } from '../operatingsystemconfig/shoot-node-state.js';
+import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
+import { deleteIfPresent } from '../../seed/kube/seed-writes.js';
+import { clusterEventObject } from '../../seed/manager/shoot-context.js';
+import { readMigrationState, writeMigrationState } from '../../seed/migration-state/state.js';
+import { readShootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
 import type { MigrationMetrics } from './metrics.js';
 import { describeProgress, type LeaseInfo, type MigrationProgress, migrationProgress } from './progress.js';
-import { readMigrationState, writeMigrationState } from './state.js';
 
 export interface MigrationReconcilerOptions {
   readonly seed: KubeConfig;

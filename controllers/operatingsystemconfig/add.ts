@@ -11,7 +11,7 @@ import { Informer } from '../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { KeyedMutex } from '../manager/keyed-mutex.js';
+import type { KeyedMutex } from '../../seed/manager/keyed-mutex.js';
 import { OscReconciler, type OscReconcilerOptions } from './reconciler.js';
 
 export interface OscControllerOptions extends Omit<OscReconcilerOptions, 'cluster'> {

@@ -4,18 +4,7 @@
  * must report the secret's checksum in `checksum/cloud-config-data`.
  */
 import { ANNOTATION, key, LABEL, TAINT_PREFER_NO_SCHEDULE, tryParseSemVer } from '../../api/index.js';
-
-export interface NodeInfo {
-  readonly name: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly taints?: readonly { key: string; value?: string; effect: string }[];
-}
-
-export interface OscSecretInfo {
-  readonly name: string;
-  readonly annotations?: Readonly<Record<string, string>>;
-}
+import type { NodeInfo, OscSecretInfo } from '../../seed/shoot-nodes/shoot-node-state.js';
 
 /** The reasons some node is not up to date; empty when all are. */
 export function nodesNotUpdated(

@@ -52,32 +52,29 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { EventRecorder } from '../../runtime/events.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Logger } from '../../runtime/logging.js';
-import { createIfAbsent, createOrMergePatch, deleteIfPresent, FIELD_MANAGER } from '../kube/seed-writes.js';
-import { type ControllerManagerConfiguration, clusterSelected } from '../manager/config.js';
-import { clusterEventObject } from '../manager/shoot-context.js';
+import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
+import {
+  createIfAbsent,
+  createOrMergePatch,
+  deleteIfPresent,
+  FIELD_MANAGER,
+} from '../../seed/kube/seed-writes.js';
+import { type ControllerManagerConfiguration, clusterSelected } from '../../seed/manager/config.js';
+import { clusterEventObject } from '../../seed/manager/shoot-context.js';
 import {
   deleteMigrationState,
   legacyNodesRemain,
   nextPhaseOnReconcile,
   readMigrationState,
   writeMigrationState,
-} from '../migration/state.js';
+} from '../../seed/migration-state/state.js';
+import { readShootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
 import type { OscControllerMetrics } from './metrics.js';
 import { nodesNotUpdated } from './nodes-updated.js';
 import { oscReadiness } from './osc-readiness.js';
 import { sameDesiredState } from './same-desired-state.js';
-import { readShootNodeState } from './shoot-node-state.js';
 
 export const CLUSTER_FINALIZER = 'node-configuration.gardener.cloud/controller-manager';
-
-/**
- * Direct mode: puts each rendered ManagedResource's objects into the shoot as a named set (pruning
- * what a set no longer holds), or removes a whole set again.
- */
-export interface ShootApplier {
-  applySets(shoot: KubeConfig, seedObjects: readonly KubernetesObject[], log: Logger): Promise<unknown>;
-  remove(shoot: KubeConfig, set: string, log: Logger): Promise<unknown>;
-}
 
 export interface OscReconcilerOptions {
   readonly seed: KubeConfig;

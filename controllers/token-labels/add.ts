@@ -14,7 +14,7 @@ import {
   clusterEventObject,
   type RunningShootController,
   type ShootContext,
-} from '../manager/shoot-context.js';
+} from '../../seed/manager/shoot-context.js';
 import {
   type AccessTokenLabelPatch,
   type SecretObject,

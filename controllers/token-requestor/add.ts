@@ -15,7 +15,7 @@ import { Informer, objectKey } from '../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { RunningShootController, ShootContext } from '../manager/shoot-context.js';
+import type { RunningShootController, ShootContext } from '../../seed/manager/shoot-context.js';
 import { tokenRequestorMetrics } from './metrics.js';
 import { TokenRequestorReconciler } from './reconciler.js';
 

@@ -51,8 +51,8 @@ import {
   readOscSecret,
   UNIT,
 } from '../../api/index.js';
-import { MIGRATION_STATE_NAME } from '../../controllers/migration/state.js';
 import { untilAborted } from '../../runtime/abort.js';
+import { MIGRATION_STATE_NAME } from '../../seed/migration-state/state.js';
 import {
   type Envtest,
   readAuditEvents,

@@ -21,6 +21,7 @@ import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
+import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
 import {
   HEALTH_CHECK_CONTROLLER_NAME,
   HEALTH_CHECK_KEY,
@@ -35,7 +36,6 @@ import { startOscController } from '../controllers/operatingsystemconfig/add.js'
 import { startTokenController } from '../controllers/token/add.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
-import { agentMetrics, countingRestarts } from './agent-metrics.js';
 import { hostName, nodeNameByHostName, restConfig } from './rest-config.js';
 import { recordingUnitEvents } from './unit-events.js';
 

@@ -1,8 +1,11 @@
 /**
  * The layering of ARCHITECTURE.md, enforced: api <- runtime <- node-agent; api <- components <-
- * charts <- controllers <- cli (controllers may also use runtime). The node agent never imports
- * seed code, so it bundles small; node-agent/ and what it imports stay CommonJS-bundle safe
- * (no top-level await, no import.meta), because Node 20 single executables run only CommonJS.
+ * charts <- seed <- controllers <- cli (seed and controllers may also use runtime). Inside a top
+ * folder the same holds for its sub-folders: each has a level, and a sub-folder imports only
+ * sub-folders of lower levels (siblings on one level not at all), so what several controllers
+ * share lives below them, never in a sibling. The node agent never imports seed code, so it
+ * bundles small; node-agent/ and what it imports stay CommonJS-bundle safe (no top-level await,
+ * no import.meta), because Node 20 single executables run only CommonJS.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,8 +19,54 @@ const ALLOWED: Record<string, readonly string[]> = {
   'node-agent': ['api', 'runtime'],
   components: ['api'],
   charts: ['api', 'components'],
-  controllers: ['api', 'runtime', 'components', 'charts'],
-  cli: ['api', 'runtime', 'components', 'charts', 'controllers'],
+  seed: ['api', 'runtime', 'components', 'charts'],
+  controllers: ['api', 'runtime', 'components', 'charts', 'seed'],
+  cli: ['api', 'runtime', 'components', 'charts', 'seed', 'controllers'],
+};
+
+/**
+ * The sub-folders of each top folder by level, lowest first. A sub-folder imports only lower
+ * levels; files directly in the top folder are its own modules and may import any sub-folder.
+ * A sub-folder missing here fails the test: give it a level.
+ */
+const LEVELS: Record<string, readonly (readonly string[])[]> = {
+  api: [['validation', 'well-known', 'yaml'], ['schema', 'scripts'], ['objects']],
+  runtime: [['kube']],
+  'node-agent': [
+    ['process', 'fs'],
+    ['systemd', 'registry', 'planner'],
+    ['applier'],
+    ['bootstrap'],
+    ['controllers'],
+    ['agent'],
+    ['cli'],
+  ],
+  components: [
+    [
+      'containerd',
+      'containerd-initializer',
+      'downloader',
+      'executor',
+      'gardener-user',
+      'journald',
+      'kernel-config',
+      'kubelet',
+      'node-agent',
+      'os-local',
+      'root-certificates',
+      'sshd-ensurer',
+      'valitail',
+      'var-lib-mount',
+    ],
+    ['node-init'],
+    ['original'],
+  ],
+  charts: [['values'], ['operating-system-config', 'managed-resource', 'controller-manager']],
+  seed: [['kube', 'shoot-secrets', 'migration-state', 'shoot-nodes'], ['direct-apply'], ['manager']],
+  controllers: [
+    ['migration', 'node-delay', 'operatingsystemconfig', 'os-local', 'token-labels', 'token-requestor'],
+  ],
+  cli: [],
 };
 
 const BUNDLE_SAFE = ['api', 'runtime', 'node-agent'];
@@ -70,6 +119,33 @@ function layerOf(file: string): string | undefined {
   return relative(ROOT, file).split('/')[0];
 }
 
+/** The sub-folder of its top folder a file is in; undefined for files directly in the top folder. */
+function subFolderOf(file: string): string | undefined {
+  const parts = relative(ROOT, file).split('/');
+  return parts.length > 2 ? parts[1] : undefined;
+}
+
+function levelOf(layer: string, sub: string): number {
+  return (LEVELS[layer] ?? []).findIndex((level) => level.includes(sub));
+}
+
+/** Upward or sideways imports between sub-folders of one top folder. */
+function subFolderViolations(file: string, specs: readonly string[]): string[] {
+  const layer = layerOf(file)!;
+  const sub = subFolderOf(file);
+  if (sub === undefined) return [];
+  const out: string[] = [];
+  for (const spec of specs) {
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec);
+    const targetSub = subFolderOf(target);
+    if (layerOf(target) !== layer || targetSub === undefined || targetSub === sub) continue;
+    if (levelOf(layer, sub) <= levelOf(layer, targetSub))
+      out.push(`${relative(ROOT, file)} imports ${spec} (${layer}: ${sub} -> ${targetSub})`);
+  }
+  return out;
+}
+
 describe('architecture', () => {
   const files = Object.keys(ALLOWED).flatMap((layer) => sourceFiles(join(ROOT, layer)));
 
@@ -115,6 +191,22 @@ describe('architecture', () => {
     expect(isPureNodeAgent(join(ROOT, 'node-agent/applier/apply-osc.ts'))).to.equal(false);
   });
 
+  it('gives every sub-folder a level', () => {
+    const missing = new Set<string>();
+    for (const file of files) {
+      const sub = subFolderOf(file);
+      if (sub !== undefined && levelOf(layerOf(file)!, sub) < 0) missing.add(`${layerOf(file)}/${sub}`);
+    }
+    expect([...missing]).to.deep.equal([]);
+  });
+
+  it('imports no sub-folder of its own top folder at its level or above', () => {
+    const violations = files.flatMap((file) =>
+      subFolderViolations(file, importsOf(readFileSync(file, 'utf8'))),
+    );
+    expect(violations).to.deep.equal([]);
+  });
+
   it('keeps the node agent and what it imports free of top-level await and import.meta', () => {
     const violations: string[] = [];
     for (const file of files.filter((f) => BUNDLE_SAFE.includes(layerOf(f)!))) {
@@ -146,5 +238,9 @@ describe('architecture', () => {
     ).to.deep.equal(['../components/kubelet.js', '../charts/a.js']);
     expect(ALLOWED.api).to.deep.equal([]);
     expect(ALLOWED['node-agent']).not.to.include('components');
+    const controller = join(ROOT, 'controllers/migration/reconciler.ts');
+    expect(subFolderViolations(controller, ['../operatingsystemconfig/reconciler.js'])).to.have.length(1);
+    expect(subFolderViolations(controller, ['../../seed/manager/config.js', './state.js'])).to.deep.equal([]);
+    expect(subFolderViolations(join(ROOT, 'seed/kube/a.ts'), ['../manager/config.js'])).to.have.length(1);
   });
 });

@@ -1,8 +1,8 @@
 /** Migration progress and phases: pure decisions. */
 import { expect } from 'chai';
 import { migrationProgress } from '../../controllers/migration/progress.js';
-import { legacyNodesRemain, nextPhaseOnReconcile } from '../../controllers/migration/state.js';
-import type { NodeInfo } from '../../controllers/operatingsystemconfig/nodes-updated.js';
+import { legacyNodesRemain, nextPhaseOnReconcile } from '../../seed/migration-state/state.js';
+import type { NodeInfo } from '../../seed/shoot-nodes/shoot-node-state.js';
 
 const secret = { name: 'gardener-node-agent-pool-a-46fed', annotations: { 'checksum/data-script': 'abc' } };
 const node = (name: string, checksum?: string): NodeInfo => ({

@@ -22,12 +22,13 @@ import {
   seedClusterRole,
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
+import { runControllerManager } from '../../controllers/index.js';
+import { createLogger, silentLogger } from '../../runtime/logging.js';
 import {
   type ControllerManagerConfiguration,
   decodeControllerManagerConfiguration,
-} from '../../controllers/manager/config.js';
-import { type RunningManager, runControllerManager } from '../../controllers/manager/run-manager.js';
-import { createLogger, silentLogger } from '../../runtime/logging.js';
+} from '../../seed/manager/config.js';
+import type { RunningManager } from '../../seed/manager/run-manager.js';
 import { type ClusterObject, patchClusterShoot, readCluster as readClusterObject } from './cluster-object.js';
 import type { Envtest } from './envtest.js';
 

@@ -29,8 +29,8 @@ import {
   stringifyYaml,
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
-import { seedRenderValues } from '../../controllers/manager/seed-render-values.js';
 import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/reconciler.js';
+import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
 import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';

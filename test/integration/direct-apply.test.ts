@@ -18,9 +18,9 @@ import {
   objectSetsFromManagedResources,
   refOf,
   type SetObject,
-} from '../../controllers/direct-apply/index.js';
-import { kindOf } from '../../controllers/direct-apply/object-set.js';
-import { Rest, resourcePath } from '../../controllers/direct-apply/rest.js';
+} from '../../seed/direct-apply/index.js';
+import { kindOf } from '../../seed/direct-apply/object-set.js';
+import { Rest, resourcePath } from '../../seed/direct-apply/rest.js';
 import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';

@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { parseYaml } from '../../api/yaml/codec.js';
-import { Rest } from '../../controllers/direct-apply/rest.js';
+import { Rest } from '../../seed/direct-apply/rest.js';
 import { projectCacheDir, requireGo } from '../support/go-binary.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

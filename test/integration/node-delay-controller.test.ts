@@ -18,7 +18,6 @@ import {
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
-import type { ShootContext } from '../../controllers/manager/shoot-context.js';
 import {
   type RunningNodeDelayController,
   startNodeDelayController,
@@ -29,6 +28,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import type { ShootContext } from '../../seed/manager/shoot-context.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 

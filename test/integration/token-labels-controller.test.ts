@@ -11,7 +11,6 @@ import {
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type Cluster, decodeCluster, parseYaml, shootAccessSecret } from '../../api/index.js';
-import type { ShootContext } from '../../controllers/manager/shoot-context.js';
 import {
   type RunningTokenLabelsController,
   startTokenLabelsController,
@@ -21,6 +20,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import type { ShootContext } from '../../seed/manager/shoot-context.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
 

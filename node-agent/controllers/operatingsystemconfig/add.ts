@@ -13,9 +13,9 @@ import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
-import type { AgentMetrics } from '../../agent/agent-metrics.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
+import type { AgentMetrics } from '../agent-metrics.js';
 import { OscReconciler } from './reconciler.js';
 import { ReconciliationDelay } from './reconciliation-delay.js';
 

@@ -12,11 +12,11 @@ import type { ReconcileContext, ReconcileResult } from '../../../runtime/control
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
-import { type AgentMetrics, observeOscApply } from '../../agent/agent-metrics.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
+import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 
 export interface OscReconcilerOptions {
   readonly secretName: string;

@@ -10,7 +10,7 @@ import { Informer } from '../../../runtime/kube/informer.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
-import type { AgentMetrics } from '../../agent/agent-metrics.js';
+import type { AgentMetrics } from '../agent-metrics.js';
 import { hasAccessTokenLabel, syncTokenFile } from './token-file-sync.js';
 
 export const TOKEN_CONTROLLER_NAME = 'token';

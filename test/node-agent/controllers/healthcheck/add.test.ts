@@ -1,7 +1,7 @@
 /** N-TV-12 through the controller: interval 1 s, a fake clock stepped 80 s, real HTTP to a fake kubelet. */
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { agentMetrics } from '../../../../node-agent/agent/agent-metrics.js';
+import { agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import {
   HEALTH_CHECK_CONTROLLER_NAME,
   runHealthChecks,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { type AgentMetrics, agentMetrics } from '../../../../node-agent/agent/agent-metrics.js';
+import { type AgentMetrics, agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import {
   ContainerdHealthChecker,
   ProbeUnavailableError,

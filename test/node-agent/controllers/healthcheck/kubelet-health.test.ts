@@ -2,7 +2,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { type AgentMetrics, agentMetrics } from '../../../../node-agent/agent/agent-metrics.js';
+import { type AgentMetrics, agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import { KubeletHealthChecker } from '../../../../node-agent/controllers/healthcheck/kubelet-health.js';
 import { kubeletHealthzProbe } from '../../../../node-agent/controllers/healthcheck/kubelet-healthz.js';
 import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';

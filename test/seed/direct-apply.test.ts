@@ -14,7 +14,7 @@ import {
   setFieldManager,
   setLabelKey,
   validateObjectSet,
-} from '../../controllers/direct-apply/index.js';
+} from '../../seed/direct-apply/index.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 const IGNORE = { 'resources.gardener.cloud/mode': 'Ignore' };

@@ -5,7 +5,18 @@
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { type Cluster, LABEL, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
-import type { NodeInfo, OscSecretInfo } from './nodes-updated.js';
+
+export interface NodeInfo {
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly taints?: readonly { key: string; value?: string; effect: string }[];
+}
+
+export interface OscSecretInfo {
+  readonly name: string;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
 
 export interface ShootNodeState {
   readonly pools: readonly string[];

@@ -1,6 +1,6 @@
 /** The controller-manager configuration: defaults, opt-in selection, errors that name the field. */
 import { expect } from 'chai';
-import { clusterSelected, parseControllerManagerConfiguration } from '../../../controllers/manager/config.js';
+import { clusterSelected, parseControllerManagerConfiguration } from '../../../seed/manager/config.js';
 
 const header =
   'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\n';

@@ -7,7 +7,7 @@ import {
   SECRETS_MANAGER_SELECTOR,
   SSH_KEYPAIR_LABELS,
   SSH_KEYPAIR_SELECTOR,
-} from '../../../controllers/shoot-secrets/index.js';
+} from '../../../seed/shoot-secrets/index.js';
 
 describe('shoot-secrets: label selectors', () => {
   it('are the exact strings the controller lists with', () => {

@@ -1,6 +1,6 @@
 /**
- * The per-shoot controllers (node-delay, token-labels): started when a Cluster becomes selected
- * and its shoot is reachable, stopped when it is deselected or deleted. A shoot whose
+ * The per-shoot controllers (controllers/index.ts names them): started when a Cluster becomes
+ * selected and its shoot is reachable, stopped when it is deselected or deleted. A shoot whose
  * credentials are missing yet (a new shoot) is retried with backoff.
  */
 import { setMaxListeners } from 'node:events';
@@ -11,9 +11,6 @@ import type { EventRecorder } from '../../runtime/events.js';
 import type { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import { startNodeDelayController } from '../node-delay/add.js';
-import { startTokenLabelsController } from '../token-labels/add.js';
-import type { ControllerManagerConfiguration } from './config.js';
 import type { ShootClients } from './shoot-clients.js';
 import type { RunningShootController, ShootContext } from './shoot-context.js';
 
@@ -23,8 +20,15 @@ interface Running {
   cluster: Cluster;
 }
 
+/** Starts one controller for a shoot; its signal aborts when the shoot's controllers stop. */
+export type ShootControllerStarter = (
+  ctx: ShootContext,
+  seed: { readonly http: KubeHttp },
+  signal: AbortSignal,
+) => RunningShootController;
+
 export interface ShootControllersOptions {
-  readonly config: ControllerManagerConfiguration;
+  readonly starters: readonly ShootControllerStarter[];
   readonly seedHttp: KubeHttp;
   readonly shoots: ShootClients;
   readonly recorder: EventRecorder;
@@ -89,15 +93,8 @@ export class ShootControllers {
           metrics: this.o.metrics,
           recorder: this.o.recorder,
         };
-        const { nodeDelay, tokenLabels } = this.o.config.controllers;
-        if (nodeDelay.enabled)
-          entry.controllers.push(
-            startNodeDelayController(ctx, { minDelay: nodeDelay.minDelay * 1e6 }, abort.signal),
-          );
-        if (tokenLabels.enabled)
-          entry.controllers.push(
-            startTokenLabelsController(ctx, { seedHttp: this.o.seedHttp }, abort.signal),
-          );
+        for (const start of this.o.starters)
+          entry.controllers.push(start(ctx, { http: this.o.seedHttp }, abort.signal));
         this.running.set(namespace, entry);
         log.info('Started the per-shoot controllers');
         return;

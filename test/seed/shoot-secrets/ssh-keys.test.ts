@@ -1,6 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { selectSshPublicKeys } from '../../../controllers/shoot-secrets/index.js';
+import { selectSshPublicKeys } from '../../../seed/shoot-secrets/index.js';
 
 const NS = 'shoot--dev--demo';
 const KEY_1 = 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC1 gardener\n';

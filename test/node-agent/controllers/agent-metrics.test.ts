@@ -8,7 +8,7 @@ import {
   type AgentMetrics,
   agentMetrics,
   countingRestarts,
-} from '../../../node-agent/agent/agent-metrics.js';
+} from '../../../node-agent/controllers/agent-metrics.js';
 import { OscReconciler } from '../../../node-agent/controllers/operatingsystemconfig/reconciler.js';
 import { jwtExpirySeconds } from '../../../node-agent/controllers/token/jwt-expiry.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';

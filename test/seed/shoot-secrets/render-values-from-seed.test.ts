@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { decodeCluster, parseYaml } from '../../../api/index.js';
 import { RenderValuesSchema } from '../../../charts/values/render-values.js';
 import { shootValues } from '../../../charts/values/worker-pool-context.js';
-import { renderValuesFromSeed } from '../../../controllers/shoot-secrets/index.js';
+import { renderValuesFromSeed } from '../../../seed/shoot-secrets/index.js';
 
 const NS = 'shoot--dev--demo';
 const CLUSTER_CA = '-----BEGIN CERTIFICATE-----\nY2x1c3Rlcg==\n-----END CERTIFICATE-----\n';

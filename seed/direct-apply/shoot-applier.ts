@@ -1,7 +1,17 @@
 /** Direct apply mode's ShootApplier: every rendered ManagedResource becomes an object set in the shoot. */
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { applyObjectSets, deleteObjectSet, objectSetsFromManagedResources } from '../direct-apply/index.js';
-import type { ShootApplier } from '../operatingsystemconfig/reconciler.js';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../../runtime/logging.js';
+import { applyObjectSets, deleteObjectSet } from './apply.js';
+import { objectSetsFromManagedResources } from './managed-resource-sets.js';
+
+/**
+ * Direct mode: puts each rendered ManagedResource's objects into the shoot as a named set (pruning
+ * what a set no longer holds), or removes a whole set again.
+ */
+export interface ShootApplier {
+  applySets(shoot: KubeConfig, seedObjects: readonly KubernetesObject[], log: Logger): Promise<unknown>;
+  remove(shoot: KubeConfig, set: string, log: Logger): Promise<unknown>;
+}
 
 export function directShootApplier(): ShootApplier {
   return {

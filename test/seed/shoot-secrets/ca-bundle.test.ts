@@ -1,6 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { selectCaBundle } from '../../../controllers/shoot-secrets/index.js';
+import { selectCaBundle } from '../../../seed/shoot-secrets/index.js';
 
 const NS = 'shoot--dev--demo';
 const CERT_A = '-----BEGIN CERTIFICATE-----\nQUFBQQ==\n-----END CERTIFICATE-----\n';

@@ -8,8 +8,8 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ApplyResult } from '../applier/apply-osc.js';
 import { HostRoot } from '../applier/host-root.js';
-import { jwtExpirySeconds } from '../controllers/token/jwt-expiry.js';
 import type { Systemd } from '../systemd/systemd.js';
+import { jwtExpirySeconds } from './token/jwt-expiry.js';
 
 export type OscApplyResultLabel = 'applied' | 'up_to_date' | 'self_restart' | 'error';
 

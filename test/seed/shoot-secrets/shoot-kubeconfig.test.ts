@@ -5,7 +5,7 @@ import {
   type SecretReader,
   ShootKubeConfigError,
   shootKubeConfigFromSecrets,
-} from '../../../controllers/shoot-secrets/index.js';
+} from '../../../seed/shoot-secrets/index.js';
 
 const NS = 'shoot--dev--demo';
 const CA_DATA = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmNhCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K';

@@ -31,8 +31,9 @@ export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRu
     {
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['list'],
-      reason: 'the migration checks every node agent Lease (gardener-node-agent-<node>: one per node)',
+      verbs: ['list', 'watch'],
+      reason:
+        'the migration watches every node agent Lease (gardener-node-agent-<node>: one per node) in its shoot cache while nodes migrate',
     },
   ];
   if (applyMode !== 'direct') return always;

@@ -1,40 +1,53 @@
 /**
- * The `UseGardenerNodeAgent` migration of one shoot (seed-side §10): while the phase is
- * Migrating, check every node; once all report the agent, move to CleaningUp (persisted first, so
- * the legacy set is never rendered again), delete the legacy ManagedResource with its secrets,
- * the downloader's access secret and the shoot's `kube-system/cloud-config-downloader`, then
- * Completed. A restarted controller-manager resumes a CleaningUp and never repeats a Completed.
+ * The `UseGardenerNodeAgent` migration of one shoot (seed-side §10), key: the shoot namespace.
+ * It observes the recorded phase (read from the seed, never from a cache: the phase gates what
+ * the operatingsystemconfig controller renders), whether a legacy ManagedResource exists (only
+ * before any phase is recorded), and while Migrating the nodes, OSC secrets and agent Leases from
+ * the shoot cache; `decideMigration` decides; the steps run in order. A restarted
+ * controller-manager resumes a CleaningUp and never repeats a Completed.
  */
-import { CoordinationV1Api, CoreV1Api, type KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import {
   type Cluster,
   DOWNLOADER_ACCESS,
   formatRfc3339,
   LABEL,
   LABEL_VALUE,
-  MANAGED_RESOURCE_API_VERSION,
-  MANAGED_RESOURCE_KIND,
   NAME,
   NAMESPACE_KUBE_SYSTEM,
 } from '../../api/index.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import type { WireLease } from '../../runtime/kube/lease.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { Logger } from '../../runtime/logging.js';
+import type { ObjectSetApi } from '../../seed/direct-apply/apply.js';
 import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
-import { deleteIfPresent } from '../../seed/kube/seed-writes.js';
-import { clusterEventObject } from '../../seed/manager/shoot-context.js';
+import { clusterEventObject } from '../../seed/manager/context.js';
 import { readMigrationState, writeMigrationState } from '../../seed/migration-state/state.js';
-import { readShootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
+import { type ShootObject, shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
+import { currentPhase, decideMigration, type MigrationStep } from './decide.js';
 import type { MigrationMetrics } from './metrics.js';
 import { describeProgress, type LeaseInfo, type MigrationProgress, migrationProgress } from './progress.js';
 
+/** What the migration reads of a running shoot: its cached Nodes, OSC secrets and Leases. */
+export interface MigrationShoot {
+  readonly client: ObjectSetApi & Pick<KubeClient, 'delete'>;
+  nodes(): readonly ShootObject[];
+  oscSecrets(): readonly ShootObject[];
+  /** The agents' Leases; undefined until the cache listed them (watched only while Migrating). */
+  leases(): readonly WireLease[] | undefined;
+}
+
 export interface MigrationReconcilerOptions {
-  readonly seed: KubeConfig;
+  /** The seed's API: the recorded phase, the legacy ManagedResource and secrets. */
+  readonly seed: Pick<KubeClient, 'getIfExists' | 'create' | 'update' | 'delete' | 'deleteCollection'>;
   /** The decoded Cluster, or undefined when it is not (or no longer) ours. */
   readonly cluster: (namespace: string) => Cluster | undefined;
-  readonly shootKubeConfig: (namespace: string) => Promise<KubeConfig>;
+  readonly useGardenerNodeAgent: boolean;
+  /** The running shoot; `watchLeases` says whether its agents' Leases are needed now. */
+  readonly shoot: (namespace: string, watchLeases: boolean) => MigrationShoot | undefined;
   /** Direct apply mode: removes the legacy objects from the shoot. */
   readonly applier?: ShootApplier;
   readonly checkIntervalMs: number;
@@ -44,62 +57,91 @@ export interface MigrationReconcilerOptions {
 }
 
 export class MigrationReconciler {
-  private readonly core: CoreV1Api;
-  private readonly objects: KubernetesObjectApi;
   private readonly clock: Clock;
   private readonly lastReported = new Map<string, string>();
 
   constructor(private readonly o: MigrationReconcilerOptions) {
-    this.core = o.seed.makeApiClient(CoreV1Api);
-    this.objects = KubernetesObjectApi.makeApiClient(o.seed);
     this.clock = o.clock ?? realClock;
   }
 
   async reconcile(namespace: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const cluster = this.o.cluster(namespace);
-    if (!cluster) return undefined;
-    const state = await readMigrationState(this.core, namespace);
-    if (state?.phase === 'Migrating') {
-      const progress = await this.progress(namespace, cluster);
-      this.report(namespace, progress);
-      if (!progress.done) return { requeueAfterMs: this.o.checkIntervalMs };
-      await writeMigrationState(this.core, namespace, { phase: 'CleaningUp', since: this.now() });
-    } else if (state?.phase !== 'CleaningUp') {
+    if (!cluster) {
+      this.o.shoot(namespace, false);
       return undefined;
     }
-    await this.cleanUpLegacy(namespace, ctx.log);
-    await writeMigrationState(this.core, namespace, { phase: 'Completed', since: this.now() });
-    this.o.metrics.cleanups.inc({ namespace });
-    ctx.log.info('Migration to gardener-node-agent completed, legacy resources removed');
-    void this.o.recorder.event(
-      clusterEventObject(namespace),
-      'Normal',
-      'MigrationCompleted',
-      'Every node runs gardener-node-agent: removed the cloud-config-downloader resources',
+    const gate = this.o.useGardenerNodeAgent;
+    const state = await readMigrationState(this.o.seed, namespace);
+    const legacyResourcesExist =
+      gate && !state
+        ? (await this.o.seed.getIfExists(RESOURCE.managedResource, {
+            name: NAME.managedResourceLegacy,
+            namespace,
+          })) !== undefined
+        : false;
+    const migrating = currentPhase(gate, state, legacyResourcesExist) === 'Migrating';
+    const shoot = this.o.shoot(namespace, migrating);
+    const plan = decideMigration({
+      useGardenerNodeAgent: gate,
+      state,
+      legacyResourcesExist,
+      progress: migrating && shoot ? this.progress(shoot, cluster) : undefined,
+      now: formatRfc3339(new Date(this.clock.now())),
+    });
+    for (const step of plan.steps) await this.execute(step, namespace, shoot, ctx.log);
+    return plan.checkAgain ? { requeueAfterMs: this.o.checkIntervalMs } : undefined;
+  }
+
+  private progress(shoot: MigrationShoot, cluster: Cluster): MigrationProgress | undefined {
+    const leases = shoot.leases();
+    if (!leases) return undefined;
+    const { pools, secretsByPool, nodesByPool } = shootNodeState(
+      cluster,
+      shoot.nodes(),
+      shoot.oscSecrets(),
+      LABEL_VALUE.roleOperatingSystemConfig,
     );
-    return undefined;
-  }
-
-  private now(): string {
-    return formatRfc3339(new Date(this.clock.now()));
-  }
-
-  private async progress(namespace: string, cluster: Cluster): Promise<MigrationProgress> {
-    const shoot = await this.o.shootKubeConfig(namespace);
-    const [{ pools, secretsByPool, nodesByPool }, leases] = await Promise.all([
-      readShootNodeState(shoot, cluster, LABEL_VALUE.roleOperatingSystemConfig),
-      shoot.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: NAMESPACE_KUBE_SYSTEM }),
-    ]);
     const leaseInfo = new Map<string, LeaseInfo>();
-    for (const l of leases.items) {
+    for (const l of leases) {
       const renew = l.spec?.renewTime;
       leaseInfo.set(l.metadata?.name ?? '', {
         name: l.metadata?.name ?? '',
-        renewTime: renew ? new Date(renew as unknown as string).getTime() : undefined,
+        renewTime: renew ? new Date(renew).getTime() : undefined,
         leaseDurationSeconds: l.spec?.leaseDurationSeconds,
       });
     }
     return migrationProgress(pools, secretsByPool, nodesByPool, leaseInfo, this.clock.now());
+  }
+
+  private async execute(
+    step: MigrationStep,
+    namespace: string,
+    shoot: MigrationShoot | undefined,
+    log: Logger,
+  ): Promise<void> {
+    switch (step.kind) {
+      case 'record':
+        await writeMigrationState(this.o.seed, namespace, step.state);
+        log.info({ phase: step.state.phase }, 'Migration phase recorded');
+        return;
+      case 'report':
+        this.report(namespace, step.progress);
+        return;
+      case 'clean-up':
+        await this.cleanUpLegacy(namespace, shoot, log);
+        return;
+      case 'completed':
+        this.o.metrics.cleanups.inc({ namespace });
+        this.lastReported.delete(namespace);
+        log.info('Migration to gardener-node-agent completed, legacy resources removed');
+        void this.o.recorder.event(
+          clusterEventObject(namespace),
+          'Normal',
+          'MigrationCompleted',
+          'Every node runs gardener-node-agent: removed the cloud-config-downloader resources',
+        );
+        return;
+    }
   }
 
   private report(namespace: string, progress: MigrationProgress): void {
@@ -113,29 +155,19 @@ export class MigrationReconciler {
     void this.o.recorder.event(clusterEventObject(namespace), 'Normal', 'MigrationProgressing', text);
   }
 
-  private async cleanUpLegacy(namespace: string, log: Logger): Promise<void> {
-    const shoot = await this.o.shootKubeConfig(namespace);
-    if (this.o.applier) await this.o.applier.remove(shoot, NAME.managedResourceLegacy, log);
-    await deleteIfPresent(this.objects, {
-      apiVersion: MANAGED_RESOURCE_API_VERSION,
-      kind: MANAGED_RESOURCE_KIND,
-      metadata: { name: NAME.managedResourceLegacy, namespace },
-    });
-    await this.core.deleteCollectionNamespacedSecret({
+  private async cleanUpLegacy(namespace: string, shoot: MigrationShoot | undefined, log: Logger) {
+    if (!shoot)
+      throw new Error(`the shoot of ${namespace} is not reachable: the legacy cleanup waits for it`);
+    if (this.o.applier) await this.o.applier.remove(shoot.client, NAME.managedResourceLegacy, log);
+    await this.o.seed.delete(RESOURCE.managedResource, { name: NAME.managedResourceLegacy, namespace });
+    await this.o.seed.deleteCollection(RESOURCE.secret, {
       namespace,
       labelSelector: `${LABEL.managedResource}=${NAME.managedResourceLegacy}`,
     });
-    await deleteIfPresent(this.objects, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `${NAME.shootAccessPrefix}${DOWNLOADER_ACCESS.name}`, namespace },
+    await this.o.seed.delete(RESOURCE.secret, {
+      name: `${NAME.shootAccessPrefix}${DOWNLOADER_ACCESS.name}`,
+      namespace,
     });
-    try {
-      await shoot
-        .makeApiClient(CoreV1Api)
-        .deleteNamespacedSecret({ name: NAME.downloader, namespace: NAMESPACE_KUBE_SYSTEM });
-    } catch (e) {
-      if (!isApiStatus(e, 404)) throw e;
-    }
+    await shoot.client.delete(RESOURCE.secret, { name: NAME.downloader, namespace: NAMESPACE_KUBE_SYSTEM });
   }
 }

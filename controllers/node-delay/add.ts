@@ -1,21 +1,18 @@
 /**
- * Wires the node-delay controller for one shoot: a single informer on the shoot's Nodes and a
- * single work-queue key per shoot, so a burst of joins and leaves (a rolling update, a scale-out)
- * is one computation. Node updates enqueue only when something the assignment reads changed
+ * Wires the node-delay controller for one shoot: the shoot cache's informer on Nodes (shared with
+ * every controller that reads Nodes) and a single work-queue key per shoot, so a burst of joins
+ * and leaves (a rolling update, a scale-out) is one computation. Node updates enqueue only when something the assignment reads changed
  * (name set, zone label, the delay annotation, deletion); a periodic resync picks up a changed
  * max delay on the Cluster. The controller reads nothing but Nodes in the shoot and writes
  * nothing but the delay annotation on them (and Warning events on the Cluster in the seed).
  */
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ANNOTATION, LABEL } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
-import { Informer } from '../../runtime/kube/informer.js';
-import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import {
-  clusterEventObject,
-  type RunningShootController,
-  type ShootContext,
-} from '../../seed/manager/shoot-context.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { Informer } from '../../runtime/kube/informer.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
 import {
   type NodeDelayPatchBody,
   NodeDelayReconciler,
@@ -40,12 +37,10 @@ export interface NodeDelayControllerOptions {
    * upstream: the node agent's delay window covers all nodes).
    */
   readonly nodeLabelSelector?: string;
-  /** The shoot's API server for watches (default: from `ctx.shootKubeConfig`). */
-  readonly http?: KubeHttp;
 }
 
 /** The running controller; `reconciler` exposes the last assignment for tests and diagnostics. */
-export interface RunningNodeDelayController extends RunningShootController {
+export interface RunningNodeDelayController extends RunningController {
   readonly controller: Controller;
   readonly informer: Informer<NodeObject>;
   readonly reconciler: NodeDelayReconciler;
@@ -76,16 +71,16 @@ function relevantChange(previous: NodeObject, next: NodeObject): boolean {
   );
 }
 
-/** Merge patches through client-node: 409 is a conflict, 404 a Node gone meanwhile. */
-export function coreNodePatcher(core: CoreV1Api): NodePatcher {
+/** Merge patches through the shoot's API: 409 is a conflict, 404 a Node gone meanwhile. */
+export function nodePatcher(client: Pick<KubeClient, 'mergePatch'>): NodePatcher {
   return {
     async patch(name: string, body: NodeDelayPatchBody) {
       try {
-        await core.patchNode({ name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+        await client.mergePatch(RESOURCE.node, { name }, body);
         return 'patched';
       } catch (error) {
-        if (error instanceof ApiException && error.code === 409) return 'conflict';
-        if (error instanceof ApiException && error.code === 404) return 'gone';
+        if (isApiStatus(error, 409)) return 'conflict';
+        if (isApiStatus(error, 404)) return 'gone';
         throw error;
       }
     },
@@ -93,32 +88,28 @@ export function coreNodePatcher(core: CoreV1Api): NodePatcher {
 }
 
 export function startNodeDelayController(
-  ctx: ShootContext,
+  shoot: ShootContext,
+  env: ProcessContext,
   options: NodeDelayControllerOptions,
-  signal: AbortSignal,
 ): RunningNodeDelayController {
   validateOptions(options);
-  const log = ctx.log.child({ shoot: ctx.namespace });
-  const ownHttp = options.http ? undefined : new KubeHttp(ctx.shootKubeConfig);
-  const http = options.http ?? ownHttp!;
-  const informer = new Informer<NodeObject>({
-    http,
-    path: '/api/v1/nodes',
+  const { signal } = shoot;
+  const log = shoot.log.child({ shoot: shoot.namespace });
+  const informer = shoot.cache.informer<NodeObject>({
+    resource: RESOURCE.node,
     labelSelector: options.nodeLabelSelector,
-    log,
-    metrics: ctx.metrics,
   });
-  const metrics = nodeDelayMetrics(ctx.metrics.registry);
+  const metrics = nodeDelayMetrics(env.metrics.registry);
   const reconciler = new NodeDelayReconciler({
-    shoot: ctx.namespace,
-    shootAnnotations: () => ctx.cluster().shoot.metadata.annotations,
+    shoot: shoot.namespace,
+    shootAnnotations: () => shoot.cluster().shoot.metadata.annotations,
     nodes: () => informer.list(),
-    patcher: coreNodePatcher(ctx.shootKubeConfig.makeApiClient(CoreV1Api)),
+    patcher: nodePatcher(shoot.client),
     minDelay: options.minDelay ?? 0,
     resyncPeriodMs: options.resyncPeriodMs ?? 60_000,
     patchConcurrency: options.patchConcurrency ?? 8,
-    recorder: ctx.recorder,
-    eventObject: clusterEventObject(ctx.namespace),
+    recorder: env.recorder,
+    eventObject: shoot.eventObject,
     metrics,
   });
   const controller = new Controller({
@@ -126,19 +117,18 @@ export function startNodeDelayController(
     reconcile: (key, rctx) => reconciler.reconcile(key, rctx),
     timeoutMs: 3 * 60_000,
     log,
-    metrics: ctx.metrics,
+    metrics: env.metrics,
   });
-  const key = ctx.namespace;
+  const key = shoot.namespace;
   const batchDelayMs = options.batchDelayMs ?? 1000;
   const enqueue = () => controller.queue.addAfter(key, batchDelayMs);
-  informer.on({
+  const unsubscribe = informer.subscribe({
     add: enqueue,
     update: (previous, next) => {
       if (relevantChange(previous, next)) enqueue();
     },
     delete: enqueue,
   });
-  informer.start(signal);
   // Decide only on a full cache: a partial list would look like nodes leaving.
   const synced = informer.waitForSync(signal).then(() => {
     controller.start(signal);
@@ -150,9 +140,9 @@ export function startNodeDelayController(
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    await Promise.all([informer.stopped(), controller.stopped()]);
-    metrics.nodes.remove({ shoot: ctx.namespace });
-    await ownHttp?.close();
+    unsubscribe();
+    await controller.stopped();
+    metrics.nodes.remove({ shoot: shoot.namespace });
   })();
   return { controller, informer, reconciler, synced: () => synced, stopped: () => stopped };
 }

@@ -1,57 +1,97 @@
 /**
- * Wires the seed OperatingSystemConfig controller: every Cluster change enqueues its shoot
- * namespace; every OSC change (its OS extension reporting, say) enqueues the namespace it lives
- * in, so waiting for an extension costs no polling delay. Reconciles of one shoot are serialised
- * with the migration controller's through the shared per-shoot mutex.
+ * Wires the operatingsystemconfig controller: every Cluster change enqueues its shoot namespace;
+ * every change of an OSC (its OS extension reporting, say) and of a shoot's recorded migration
+ * phase enqueues the namespace it lives in, so waiting costs no polling delay. It reads the
+ * Clusters, OSCs and shoot-access secrets from the seed cache and the shoot's Nodes and OSC
+ * secrets from the shoot cache. Reconciles of one shoot are serialised with the migration
+ * controller's through the shared per-shoot mutex.
  */
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { OSC_API_VERSION } from '../../api/index.js';
+import type { V1Secret } from '@kubernetes/client-node';
+import type { OperatingSystemConfig } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
-import { Informer } from '../../runtime/kube/informer.js';
-import type { KubeHttp } from '../../runtime/kube/kube-http.js';
-import type { Logger } from '../../runtime/logging.js';
-import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { KeyedMutex } from '../../seed/manager/keyed-mutex.js';
-import { OscReconciler, type OscReconcilerOptions } from './reconciler.js';
+import { directShootApplier } from '../../seed/direct-apply/shoot-applier.js';
+import type { RunningController, SeedContext } from '../../seed/manager/context.js';
+import {
+  migrationStates,
+  operatingSystemConfigs,
+  shootAccessSecrets,
+} from '../../seed/manager/seed-informers.js';
+import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
+import { oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
+import { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
+import { oscControllerMetrics } from './metrics.js';
+import { OscReconciler, type OscShoot } from './reconciler.js';
 
-export interface OscControllerOptions extends Omit<OscReconcilerOptions, 'cluster'> {
-  readonly http: KubeHttp;
-  readonly clusters: Informer<KubernetesObject>;
-  readonly mutex: KeyedMutex;
-  readonly runtimeMetrics: RuntimeMetrics;
-  readonly log: Logger;
-}
+export const OSC_CONTROLLER_NAME = 'operatingsystemconfig';
 
-export interface RunningOscController {
-  readonly controller: Controller;
-  readonly oscs: Informer<KubernetesObject>;
-  synced(): Promise<void>;
-}
-
-export function startOscController(o: OscControllerOptions, signal: AbortSignal): RunningOscController {
-  const reconciler = new OscReconciler({ ...o, cluster: (name) => o.clusters.get(name) });
-  const controller = new Controller({
-    name: 'operatingsystemconfig',
-    log: o.log,
-    metrics: o.runtimeMetrics,
-    concurrency: o.config.controllers.operatingSystemConfig.concurrentSyncs,
-    timeoutMs: 3 * 60_000,
-    reconcile: (namespace, ctx) => o.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)),
-  });
-  const enqueueCluster = (c: KubernetesObject) => controller.queue.add(c.metadata?.name ?? '');
-  o.clusters.on({ add: enqueueCluster, update: (_, c) => enqueueCluster(c), delete: enqueueCluster });
-  const oscs = new Informer<KubernetesObject>({
-    http: o.http,
-    path: `/apis/${OSC_API_VERSION}/operatingsystemconfigs`,
-    log: o.log,
-    metrics: o.runtimeMetrics,
-  });
-  const enqueueOsc = (osc: KubernetesObject) => {
-    const namespace = osc.metadata?.namespace ?? '';
-    if (o.clusters.get(namespace)) controller.queue.add(namespace);
+export function addOscController(seed: SeedContext): RunningController {
+  const { signal, config } = seed;
+  const oscs = operatingSystemConfigs<OperatingSystemConfig>(seed.cache);
+  const accessSecrets = shootAccessSecrets(seed.cache);
+  const states = migrationStates(seed.cache);
+  const shoot = (namespace: string): OscShoot | undefined => {
+    const running = seed.shoots.get(namespace);
+    if (!running) return undefined;
+    const nodes = shootNodes(running.cache);
+    const secrets = oscSecrets(running.cache);
+    return {
+      client: running.client,
+      nodeState: (cluster, role) =>
+        nodes.hasSynced && secrets.hasSynced
+          ? shootNodeState(cluster, nodes.list(), secrets.list(), role)
+          : undefined,
+    };
   };
-  oscs.on({ update: (_, osc) => enqueueOsc(osc), delete: enqueueOsc });
-  oscs.start(signal);
-  controller.start(signal);
-  return { controller, oscs, synced: () => oscs.waitForSync(signal) };
+  const reconciler = new OscReconciler({
+    config,
+    seed: seed.client,
+    cluster: (name) => seed.clusters.get(name),
+    oscs: (namespace) => oscs.list().filter((o) => o.metadata.namespace === namespace),
+    accessSecret: (namespace, name) => accessSecrets.get(name, namespace) as V1Secret | undefined,
+    renderValues: (namespace, cluster) => seedRenderValues(seed.client, namespace, cluster, config),
+    shoot,
+    applier: config.applyMode === 'direct' ? directShootApplier() : undefined,
+    recorder: seed.recorder,
+    metrics: oscControllerMetrics(seed.registry),
+  });
+  const controller = new Controller({
+    name: OSC_CONTROLLER_NAME,
+    log: seed.log,
+    metrics: seed.metrics,
+    concurrency: config.controllers.operatingSystemConfig.concurrentSyncs,
+    timeoutMs: 3 * 60_000,
+    reconcile: (namespace, ctx) => seed.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)),
+  });
+  const enqueueCluster = (c: { metadata?: { name?: string } }) =>
+    controller.queue.add(c.metadata?.name ?? '');
+  /** An object in a shoot namespace enqueues the shoot, if its Cluster exists. */
+  const enqueueNamespace = (o: { metadata?: { namespace?: string } }) => {
+    const namespace = o.metadata?.namespace ?? '';
+    if (seed.clusters.get(namespace)) controller.queue.add(namespace);
+  };
+  const unsubscribes = [
+    seed.clusters.subscribe({
+      add: enqueueCluster,
+      update: (_, c) => enqueueCluster(c),
+      delete: enqueueCluster,
+    }),
+    oscs.subscribe({ update: (_, osc) => enqueueNamespace(osc), delete: enqueueNamespace }),
+    states.subscribe({ add: enqueueNamespace, update: (_, cm) => enqueueNamespace(cm) }),
+  ];
+  const synced = Promise.all([
+    seed.clusters.waitForSync(signal),
+    oscs.waitForSync(signal),
+    accessSecrets.waitForSync(signal),
+    states.waitForSync(signal),
+  ]).then(() => controller.start(signal));
+  synced.catch(() => undefined);
+  const stopped = (async () => {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    for (const unsubscribe of unsubscribes) unsubscribe();
+    await controller.stopped();
+  })();
+  return { synced: () => synced.then(() => undefined), stopped: () => stopped };
 }

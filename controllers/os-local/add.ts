@@ -1,19 +1,21 @@
 /**
- * Wires the os-local controller: an informer on `extensions.gardener.cloud/v1alpha1`
- * OperatingSystemConfigs (all namespaces, or one informer per listed namespace) feeds a work
- * queue with the OSCs of its type that need work (`decide`); updates that only touch the status
- * (its own writes) never enqueue. Upstream's OS extensions do the same with controller-runtime
+ * Wires the os-local controller: the seed cache's informer on `extensions.gardener.cloud/v1alpha1`
+ * OperatingSystemConfigs (all namespaces, shared with the operatingsystemconfig controller; or one
+ * per listed namespace) feeds a work queue with the OSCs of its type that need work (`decide`);
+ * updates that only touch the status (its own writes) never enqueue. Upstream's OS extensions do the same with controller-runtime
  * (type predicate plus "has operation annotation, last operation not successful, is deleting").
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { StatusOptions } from '../../components/os-local/status.js';
 import { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { Informer, objectKey } from '../../runtime/kube/informer.js';
-import type { KubeHttp } from '../../runtime/kube/kube-http.js';
+import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
+import { objectKey } from '../../runtime/kube/informer.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import { KubeOsLocalClient, OSC_GROUP, OSC_PLURAL, OSC_VERSION, type OsLocalClient } from './client.js';
+import type { RunningController, SeedContext } from '../../seed/manager/context.js';
+import { operatingSystemConfigs } from '../../seed/manager/seed-informers.js';
+import { KubeOsLocalClient, type OsLocalClient } from './client.js';
 import { decide, type OscObject, oscType, updateNeedsReconcile } from './decide.js';
 import { OsLocalReconciler } from './reconciler.js';
 
@@ -25,10 +27,10 @@ export const DEFAULT_CONCURRENCY = 5;
 const RECONCILE_TIMEOUT_MS = 3 * 60_000;
 
 export interface OsLocalControllerOptions {
-  /** Seed API server, for the informer's list and watch. */
-  readonly http: KubeHttp;
-  /** Seed API server, for the writes. */
-  readonly kubeConfig: KubeConfig;
+  /** The seed's informer cache (its OperatingSystemConfigs are shared with other controllers). */
+  readonly cache: ClusterCache;
+  /** The seed's API, for the writes. */
+  readonly client: OsLocalClient;
   /** `spec.type` of the OSCs to reconcile; default `local`. */
   readonly type?: string;
   /** Watch only these namespaces; default (or empty): all. */
@@ -39,28 +41,14 @@ export interface OsLocalControllerOptions {
   readonly concurrency?: number;
   /** What the extension adds to reconcile OSCs (`status.extensionUnits`/`extensionFiles`). */
   readonly status?: StatusOptions;
-  /** Replaces the client-node client (tests). */
-  readonly client?: OsLocalClient;
 }
 
-export interface OsLocalController {
-  /** Resolves once every informer listed and the workers started. */
-  synced(): Promise<void>;
-  /** Resolves once the informers and the workers stopped after the signal aborted. */
-  stopped(): Promise<void>;
-}
-
-export function oscCollectionPath(namespace?: string): string {
-  const base = `/apis/${OSC_GROUP}/${OSC_VERSION}`;
-  return namespace ? `${base}/namespaces/${namespace}/${OSC_PLURAL}` : `${base}/${OSC_PLURAL}`;
-}
-
-export function startOsLocalController(o: OsLocalControllerOptions, signal: AbortSignal): OsLocalController {
+export function startOsLocalController(o: OsLocalControllerOptions, signal: AbortSignal): RunningController {
   const type = o.type ?? DEFAULT_TYPE;
   const log = (o.log ?? silentLogger).child({ controller: CONTROLLER_NAME, type });
   const reconciler = new OsLocalReconciler({
     type,
-    client: o.client ?? new KubeOsLocalClient(o.kubeConfig),
+    client: o.client,
     recorder: o.recorder,
     status: o.status,
   });
@@ -75,28 +63,47 @@ export function startOsLocalController(o: OsLocalControllerOptions, signal: Abor
   const ours = (osc: OscObject) => oscType(osc) === type;
   const namespaces = o.namespaces?.length ? [...new Set(o.namespaces)] : [undefined];
   const informers = namespaces.map((namespace) =>
-    new Informer<OscObject>({ http: o.http, path: oscCollectionPath(namespace), log, metrics: o.metrics }).on(
-      {
-        add: (osc) => {
-          if (ours(osc) && decide(osc).action !== 'none') controller.queue.add(objectKey(osc));
-        },
-        update: (previous, next) => {
-          if (ours(next) && updateNeedsReconcile(previous, next)) controller.queue.add(objectKey(next));
-        },
-      },
-    ),
+    namespace === undefined
+      ? operatingSystemConfigs<OscObject>(o.cache)
+      : o.cache.informer<OscObject>({ resource: RESOURCE.operatingSystemConfig, namespace }),
   );
-  for (const informer of informers) informer.start(signal);
+  const unsubscribes = informers.map((informer) =>
+    informer.subscribe({
+      add: (osc) => {
+        if (ours(osc) && decide(osc).action !== 'none') controller.queue.add(objectKey(osc));
+      },
+      update: (previous, next) => {
+        if (ours(next) && updateNeedsReconcile(previous, next)) controller.queue.add(objectKey(next));
+      },
+    }),
+  );
   const synced = Promise.all(informers.map((i) => i.waitForSync(signal))).then(() => {
     controller.start(signal);
     log.info({ namespaces: o.namespaces?.length ? namespaces : 'all' }, 'os-local controller started');
   });
   synced.catch(() => undefined);
-  return {
-    synced: () => synced,
-    stopped: async () => {
-      await Promise.all(informers.map((i) => i.stopped()));
-      await controller.stopped();
+  const stopped = (async () => {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    for (const unsubscribe of unsubscribes) unsubscribe();
+    await controller.stopped();
+  })();
+  return { synced: () => synced, stopped: () => stopped };
+}
+
+/** os-local in the controller-manager: the OS extension for OSCs of `type`, over the seed cache. */
+export function addOsLocal(seed: SeedContext, type: string): RunningController {
+  return startOsLocalController(
+    {
+      cache: seed.cache,
+      client: new KubeOsLocalClient(seed.client),
+      type,
+      log: seed.log,
+      metrics: seed.metrics,
+      recorder: seed.recorder,
     },
-  };
+    seed.signal,
+  );
 }

@@ -1,23 +1,14 @@
 /**
  * The API calls of the os-local controller, behind an interface of our own so the reconciler's
- * unit tests can use a fake (never a fake of Kubernetes itself). The implementation uses
- * client-node; every patch is a JSON merge patch, metadata patches carry the resourceVersion they
- * were computed from (optimistic locking), status goes through the `status` subresource.
+ * unit tests can use a fake (never a fake of Kubernetes itself). The implementation uses the
+ * seed's KubeClient; every patch is a JSON merge patch, metadata patches carry the resourceVersion
+ * they were computed from (optimistic locking), status goes through the `status` subresource.
  */
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { OscObject } from './decide.js';
-
-export const OSC_GROUP = 'extensions.gardener.cloud';
-export const OSC_VERSION = 'v1alpha1';
-export const OSC_PLURAL = 'operatingsystemconfigs';
 
 /** The object changed since it was read (HTTP 409): read it again and decide again. */
 export class ConflictError extends Error {
@@ -45,42 +36,25 @@ export interface OsLocalClient {
   deleteSecret(namespace: string, name: string): Promise<void>;
 }
 
-const mergePatch = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-function code(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
-}
-
+/** The OsLocalClient over the seed's API: 404 and 409 as the interface says. */
 export class KubeOsLocalClient implements OsLocalClient {
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
+  constructor(
+    private readonly client: Pick<KubeClient, 'getIfExists' | 'mergePatch' | 'create' | 'delete'>,
+  ) {}
 
-  constructor(kubeConfig: KubeConfig) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-  }
-
-  private osc(namespace: string, name: string) {
-    return { group: OSC_GROUP, version: OSC_VERSION, plural: OSC_PLURAL, namespace, name };
-  }
-
-  async getOsc(namespace: string, name: string): Promise<OscObject | undefined> {
-    try {
-      return (await this.custom.getNamespacedCustomObject(this.osc(namespace, name))) as OscObject;
-    } catch (error) {
-      if (code(error) === 404) return undefined;
-      throw error;
-    }
+  getOsc(namespace: string, name: string): Promise<OscObject | undefined> {
+    return this.client.getIfExists<OscObject>(RESOURCE.operatingSystemConfig, { namespace, name });
   }
 
   async patchOsc(namespace: string, name: string, patch: Record<string, unknown>): Promise<OscObject> {
     try {
-      return (await this.custom.patchNamespacedCustomObject(
-        { ...this.osc(namespace, name), body: patch },
-        mergePatch(),
-      )) as OscObject;
+      return await this.client.mergePatch<OscObject>(
+        RESOURCE.operatingSystemConfig,
+        { namespace, name },
+        patch,
+      );
     } catch (error) {
-      if (code(error) === 409) throw new ConflictError(`OperatingSystemConfig ${namespace}/${name}`);
+      if (isApiStatus(error, 409)) throw new ConflictError(`OperatingSystemConfig ${namespace}/${name}`);
       throw error;
     }
   }
@@ -91,49 +65,44 @@ export class KubeOsLocalClient implements OsLocalClient {
     patch: Record<string, unknown>,
   ): Promise<OscObject | undefined> {
     try {
-      return (await this.custom.patchNamespacedCustomObjectStatus(
-        { ...this.osc(namespace, name), body: patch },
-        mergePatch(),
-      )) as OscObject;
+      return await this.client.mergePatch<OscObject>(
+        RESOURCE.operatingSystemConfig,
+        { namespace, name },
+        patch,
+        {
+          subresource: 'status',
+        },
+      );
     } catch (error) {
-      if (code(error) === 404) return undefined;
+      if (isApiStatus(error, 404)) return undefined;
       throw error;
     }
   }
 
-  async getSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
-    try {
-      return await this.core.readNamespacedSecret({ namespace, name });
-    } catch (error) {
-      if (code(error) === 404) return undefined;
-      throw error;
-    }
+  getSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    return this.client.getIfExists<V1Secret>(RESOURCE.secret, { namespace, name });
   }
 
   async createSecret(secret: V1Secret): Promise<void> {
-    const namespace = secret.metadata?.namespace ?? '';
     try {
-      await this.core.createNamespacedSecret({ namespace, body: secret });
+      await this.client.create(RESOURCE.secret, secret);
     } catch (error) {
-      if (code(error) === 409) throw new ConflictError(`Secret ${namespace}/${secret.metadata?.name}`);
+      if (isApiStatus(error, 409))
+        throw new ConflictError(`Secret ${secret.metadata?.namespace}/${secret.metadata?.name}`);
       throw error;
     }
   }
 
   async patchSecret(namespace: string, name: string, patch: Record<string, unknown>): Promise<void> {
     try {
-      await this.core.patchNamespacedSecret({ namespace, name, body: patch }, mergePatch());
+      await this.client.mergePatch(RESOURCE.secret, { namespace, name }, patch);
     } catch (error) {
-      if (code(error) === 409) throw new ConflictError(`Secret ${namespace}/${name}`);
+      if (isApiStatus(error, 409)) throw new ConflictError(`Secret ${namespace}/${name}`);
       throw error;
     }
   }
 
   async deleteSecret(namespace: string, name: string): Promise<void> {
-    try {
-      await this.core.deleteNamespacedSecret({ namespace, name });
-    } catch (error) {
-      if (code(error) !== 404) throw error;
-    }
+    await this.client.delete(RESOURCE.secret, { namespace, name });
   }
 }

@@ -1,25 +1,21 @@
 /**
- * Wires the token-labels controller for one shoot: an informer on the seed's shoot-access secrets
- * (namespace `ctx.namespace`, label selector purpose=token-requestor, class=shoot) derives the set
- * of target secrets; each target gets its own shoot informer on that secret alone (field selector
- * `metadata.name=<name>` in its namespace), started and stopped as the target set changes. Keys are
+ * Wires the token-labels controller for one shoot: the seed cache's informer on shoot-access
+ * secrets (label selector purpose=token-requestor, class=shoot; this shoot's namespace) derives the
+ * set of target secrets; each target is watched alone in the shoot (field selector
+ * `metadata.name=<name>` in its namespace, held in the shoot cache while it is a target). Keys are
  * `namespace/name`. A target that stops being one keeps its label (it still holds a token).
  */
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Controller } from '../../runtime/controller.js';
-import { Informer } from '../../runtime/kube/informer.js';
-import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { Informer } from '../../runtime/kube/informer.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import type { KubeObject } from '../../runtime/kube/list-watch.js';
-import {
-  clusterEventObject,
-  type RunningShootController,
-  type ShootContext,
-} from '../../seed/manager/shoot-context.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
 import {
   type AccessTokenLabelPatch,
   type SecretObject,
   type SecretPatcher,
-  SHOOT_ACCESS_SELECTOR,
   type TargetSecret,
   TokenLabelsReconciler,
   targetsFromShootAccessSecrets,
@@ -28,38 +24,29 @@ import {
 
 export const TOKEN_LABELS_CONTROLLER_NAME = 'token-labels';
 
-export interface TokenLabelsControllerOptions {
-  /** The seed's API server: the shoot-access secrets live in `ctx.namespace` there. */
-  readonly seedHttp: KubeHttp;
-  /** The shoot's API server for watches (default: from `ctx.shootKubeConfig`). */
-  readonly shootHttp?: KubeHttp;
-}
-
 interface Watched {
   readonly target: TargetSecret;
   readonly informer: Informer<SecretObject>;
-  readonly abort: AbortController;
+  release(): void;
+  unsubscribe(): void;
 }
 
-export interface RunningTokenLabelsController extends RunningShootController {
+export interface RunningTokenLabelsController extends RunningController {
   readonly controller: Controller;
   /** The targets watched now, by `namespace/name`. */
   targets(): ReadonlyMap<string, TargetSecret>;
 }
 
-/** Merge patches through client-node: 409 is a conflict, 404 a secret gone meanwhile. */
-export function coreSecretPatcher(core: CoreV1Api): SecretPatcher {
+/** Merge patches through the shoot's API: 409 is a conflict, 404 a secret gone meanwhile. */
+export function secretPatcher(client: Pick<KubeClient, 'mergePatch'>): SecretPatcher {
   return {
     async patch(target: TargetSecret, body: AccessTokenLabelPatch) {
       try {
-        await core.patchNamespacedSecret(
-          { name: target.name, namespace: target.namespace, body },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
+        await client.mergePatch(RESOURCE.secret, target, body);
         return 'patched';
       } catch (error) {
-        if (error instanceof ApiException && error.code === 409) return 'conflict';
-        if (error instanceof ApiException && error.code === 404) return 'gone';
+        if (isApiStatus(error, 409)) return 'conflict';
+        if (isApiStatus(error, 404)) return 'gone';
         throw error;
       }
     },
@@ -67,28 +54,25 @@ export function coreSecretPatcher(core: CoreV1Api): SecretPatcher {
 }
 
 export function startTokenLabelsController(
-  ctx: ShootContext,
-  options: TokenLabelsControllerOptions,
-  signal: AbortSignal,
+  shoot: ShootContext,
+  env: ProcessContext,
+  seedSecrets: Informer<KubeObject>,
 ): RunningTokenLabelsController {
-  const log = ctx.log.child({ shoot: ctx.namespace });
-  const ownHttp = options.shootHttp ? undefined : new KubeHttp(ctx.shootKubeConfig);
-  const shootHttp = options.shootHttp ?? ownHttp!;
-  const metrics = tokenLabelsMetrics(ctx.metrics.registry);
-  const eventObject = clusterEventObject(ctx.namespace);
+  const { signal } = shoot;
+  const log = shoot.log.child({ shoot: shoot.namespace });
+  const metrics = tokenLabelsMetrics(env.metrics.registry);
   const watched = new Map<string, Watched>();
-  const stopping = new Set<Promise<void>>();
 
   const reconciler = new TokenLabelsReconciler({
-    shoot: ctx.namespace,
+    shoot: shoot.namespace,
     target: (key) => watched.get(key)?.target,
     secret: (key) => {
       const w = watched.get(key);
       return w?.informer.get(w.target.name, w.target.namespace);
     },
-    patcher: coreSecretPatcher(ctx.shootKubeConfig.makeApiClient(CoreV1Api)),
-    recorder: ctx.recorder,
-    eventObject,
+    patcher: secretPatcher(shoot.client),
+    recorder: env.recorder,
+    eventObject: shoot.eventObject,
     metrics,
   });
   const controller = new Controller({
@@ -97,60 +81,57 @@ export function startTokenLabelsController(
     concurrency: 2,
     timeoutMs: 60_000,
     log,
-    metrics: ctx.metrics,
+    metrics: env.metrics,
   });
 
-  const seedSecrets = new Informer<KubeObject>({
-    http: options.seedHttp,
-    path: `/api/v1/namespaces/${ctx.namespace}/secrets`,
-    labelSelector: SHOOT_ACCESS_SELECTOR,
-    log,
-    metrics: ctx.metrics,
-  });
-
+  const ours = () => seedSecrets.list().filter((s) => s.metadata?.namespace === shoot.namespace);
   const reportedProblems = new Set<string>();
   const updateTargets = () => {
     if (signal.aborted) return;
-    const { targets, problems } = targetsFromShootAccessSecrets(seedSecrets.list());
+    const { targets, problems } = targetsFromShootAccessSecrets(ours());
     for (const problem of problems) {
       if (reportedProblems.has(problem)) continue;
       reportedProblems.add(problem);
       log.warn({ problem }, 'Ignoring a shoot-access secret with an unusable target');
-      void ctx.recorder.event(eventObject, 'Warning', 'InvalidAccessTokenTarget', problem);
+      void env.recorder.event(shoot.eventObject, 'Warning', 'InvalidAccessTokenTarget', problem);
     }
     for (const known of reportedProblems) if (!problems.includes(known)) reportedProblems.delete(known);
     for (const [key, w] of watched) {
       if (targets.has(key)) continue;
       watched.delete(key);
-      w.abort.abort();
-      const done = w.informer.stopped();
-      stopping.add(done);
-      void done.finally(() => stopping.delete(done));
+      w.unsubscribe();
+      w.release();
       log.info({ secret: key }, 'Stopped watching a secret that is no longer an access-token target');
     }
     for (const [key, target] of targets) {
       if (watched.has(key)) continue;
-      const informer = new Informer<SecretObject>({
-        http: shootHttp,
-        path: `/api/v1/namespaces/${target.namespace}/secrets`,
+      const { informer, release } = shoot.cache.acquire<SecretObject>({
+        resource: RESOURCE.secret,
+        namespace: target.namespace,
         fieldSelector: `metadata.name=${target.name}`,
-        log,
-        metrics: ctx.metrics,
       });
-      const abort = new AbortController();
-      informer.on({ add: () => controller.queue.add(key), update: () => controller.queue.add(key) });
-      watched.set(key, { target, informer, abort });
-      informer.start(AbortSignal.any([signal, abort.signal]));
+      const unsubscribe = informer.subscribe({
+        add: () => controller.queue.add(key),
+        update: () => controller.queue.add(key),
+      });
+      watched.set(key, { target, informer, release, unsubscribe });
       log.info({ secret: key }, 'Watching access-token target');
     }
-    metrics.targets.set({ shoot: ctx.namespace }, watched.size);
+    metrics.targets.set({ shoot: shoot.namespace }, watched.size);
   };
-  seedSecrets.on({ add: updateTargets, update: updateTargets, delete: updateTargets });
-  seedSecrets.start(signal);
+  const inNamespace = (s: KubeObject) => {
+    if (s.metadata?.namespace === shoot.namespace) updateTargets();
+  };
+  const unsubscribeSeed = seedSecrets.subscribe({
+    add: inNamespace,
+    update: (_, s) => inNamespace(s),
+    delete: inNamespace,
+  });
   controller.start(signal);
 
   // Synced: the seed's secrets listed, and every target they name listed in the shoot.
   const synced = seedSecrets.waitForSync(signal).then(async () => {
+    updateTargets();
     await Promise.all([...watched.values()].map((w) => w.informer.waitForSync(signal)));
   });
   synced.catch(() => undefined);
@@ -159,14 +140,13 @@ export function startTokenLabelsController(
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    await Promise.all([
-      seedSecrets.stopped(),
-      controller.stopped(),
-      ...stopping,
-      ...[...watched.values()].map((w) => w.informer.stopped()),
-    ]);
-    metrics.targets.remove({ shoot: ctx.namespace });
-    await ownHttp?.close();
+    unsubscribeSeed();
+    for (const w of watched.values()) {
+      w.unsubscribe();
+      w.release();
+    }
+    await controller.stopped();
+    metrics.targets.remove({ shoot: shoot.namespace });
   })();
   return {
     controller,

@@ -13,9 +13,6 @@ import { ANNOTATION, LABEL, LABEL_VALUE } from '../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventObject, EventRecorder } from '../../runtime/events.js';
 
-/** The label selector of seed secrets whose token the token requestor writes into the shoot. */
-export const SHOOT_ACCESS_SELECTOR = `${LABEL.tokenRequestorPurpose}=${LABEL_VALUE.purposeTokenRequestor},${LABEL.resourceClass}=${LABEL_VALUE.classShoot}`;
-
 /** A secret in the shoot that receives an access token. */
 export interface TargetSecret {
   readonly namespace: string;

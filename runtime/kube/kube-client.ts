@@ -108,6 +108,20 @@ export class KubeClient {
     });
   }
 
+  /** Creates a subresource of an object, e.g. a TokenRequest (`serviceaccounts/<name>/token`). */
+  createSubresource<T>(
+    r: Resource,
+    ref: ObjectRef,
+    subresource: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ) {
+    return this.json<T>('POST', objectPath(r, ref.name, ref.namespace, subresource), body, {
+      signal: options.signal,
+      query: { fieldManager: options.fieldManager ?? this.defaults.fieldManager },
+    });
+  }
+
   /** Replaces the object (or its status); its resourceVersion, if set, is an optimistic lock (409). */
   update<T extends Named>(r: Resource, object: T, options: WriteOptions = {}): Promise<T> {
     return this.json<T>('PUT', this.pathOf(r, object, options.subresource), object, {
@@ -207,5 +221,3 @@ export class KubeClient {
     return (await response.body.json()) as T;
   }
 }
-
-export { segment } from './resource.js';

@@ -1,11 +1,12 @@
 /**
  * Raw HTTP to the API server on undici over kept-alive connections, with the TLS material and
- * credentials of a `RestConfig` or a client-node KubeConfig. Credentials are applied per request,
- * so a token file that the agent rotates on disk is picked up without a restart. Used for lists and
- * long-running watches, which client-node's Watch handles badly (it aborts a quiet stream after
- * 30 s), and by `KubeClient` for everything the node agent writes.
+ * credentials of a `RestConfig` or a client-node KubeConfig (through an HTTP proxy when the
+ * cluster names one). Credentials are applied per request, so a token file that the agent rotates
+ * on disk, or a shoot token the seed rotates in a secret, is picked up without a restart. Every
+ * request of the project goes through here: `KubeClient`'s verbs and the informers' lists and
+ * watches.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
 import type { ClusterAccess, HttpsOptions } from './rest-config.js';
 
 export class KubeStatusError extends Error {
@@ -28,9 +29,10 @@ export interface KubeRequest {
 }
 
 export class KubeHttp {
-  private agent: Agent | undefined;
+  private agent: Dispatcher | undefined;
   private agentKey = '';
   readonly server: string;
+  private readonly proxyUrl: string | undefined;
 
   constructor(
     readonly kubeConfig: ClusterAccess,
@@ -39,6 +41,9 @@ export class KubeHttp {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/+$/, '');
+    this.proxyUrl = cluster.proxyUrl || undefined;
+    if (this.proxyUrl && !/^https?:\/\//.test(this.proxyUrl))
+      throw new Error(`proxy-url ${this.proxyUrl}: only http and https proxies are supported`);
   }
 
   url(path: string, query: KubeRequest['query'] = {}): string {
@@ -64,6 +69,7 @@ export class KubeHttp {
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {
       accept: 'application/json',
+      ...(opts.auth ? { authorization: `Basic ${Buffer.from(opts.auth).toString('base64')}` } : {}),
       ...opts.headers,
       ...this.extraHeaders,
     };
@@ -92,25 +98,25 @@ export class KubeHttp {
     this.agent = undefined;
   }
 
-  private dispatcherFor(opts: HttpsOptions): Agent {
+  private dispatcherFor(opts: HttpsOptions): Dispatcher {
     const key =
       [opts.ca, opts.cert, opts.key].map((b) => b?.toString('base64') ?? '').join('|') +
       `|${opts.rejectUnauthorized}|${opts.servername}`;
     if (this.agent && key === this.agentKey) return this.agent;
     void this.agent?.close();
     this.agentKey = key;
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      connect: {
-        ca: opts.ca,
-        cert: opts.cert,
-        key: opts.key,
-        rejectUnauthorized: opts.rejectUnauthorized ?? true,
-        servername: opts.servername,
-        keepAlive: true,
-        keepAliveInitialDelay: 30_000,
-      },
-    });
+    const tls = {
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      rejectUnauthorized: opts.rejectUnauthorized ?? true,
+      servername: opts.servername,
+      keepAlive: true,
+      keepAliveInitialDelay: 30_000,
+    };
+    this.agent = this.proxyUrl
+      ? new ProxyAgent({ uri: this.proxyUrl, keepAliveTimeout: 30_000, requestTls: tls })
+      : new Agent({ keepAliveTimeout: 30_000, connect: tls });
     return this.agent;
   }
 }

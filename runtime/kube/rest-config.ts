@@ -13,6 +13,8 @@ export interface RestConfigOptions {
   readonly ca?: Buffer;
   readonly insecureSkipTlsVerify?: boolean;
   readonly tlsServerName?: string;
+  /** An HTTP(S) proxy the connection tunnels through (CONNECT), as a kubeconfig's `proxy-url`. */
+  readonly proxyUrl?: string;
   readonly token?: string;
   /** Read on every request; wins over `token`. */
   readonly tokenFile?: string;
@@ -30,11 +32,13 @@ export interface HttpsOptions {
   rejectUnauthorized?: boolean;
   servername?: string;
   headers?: Record<string, string>;
+  /** `user:password`: client-node puts basic auth here instead of into a header. */
+  auth?: string;
 }
 
 /** The part of a client-node `KubeConfig` that `KubeHttp` uses; `RestConfig` has it too. */
 export interface ClusterAccess {
-  getCurrentCluster(): { readonly server: string } | null;
+  getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string } | null;
   applyToHTTPSOptions(options: HttpsOptions): Promise<void>;
 }
 
@@ -45,8 +49,8 @@ export class RestConfig implements ClusterAccess {
     this.server = options.server.replace(/\/+$/, '');
   }
 
-  getCurrentCluster(): { readonly server: string } {
-    return { server: this.server };
+  getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string } {
+    return { server: this.server, proxyUrl: this.options.proxyUrl };
   }
 
   async applyToHTTPSOptions(out: HttpsOptions): Promise<void> {

@@ -11,9 +11,10 @@
  * uid and resourceVersion as preconditions, so an object another set labelled meanwhile is never
  * deleted from a stale view.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import * as z from 'zod';
-import { KubeStatusError } from '../../runtime/kube/kube-http.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { resourceOf } from '../../runtime/kube/resource.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import {
   applyBody,
@@ -32,11 +33,9 @@ import {
   setLabelKey,
   validateObjectSet,
 } from './object-set.js';
-import { Rest, resourcePath } from './rest.js';
 
-const APPLY_PATCH = 'application/apply-patch+yaml';
-const MERGE_PATCH = 'application/merge-patch+json';
-const LIST_PAGE_SIZE = 500;
+/** What applying and pruning a set calls on the shoot's API. */
+export type ObjectSetApi = Pick<KubeClient, 'apply' | 'list' | 'mergePatch' | 'delete'>;
 
 export interface ApplyObjectSetOptions {
   /** Field managers are `<prefix>/<set>`; default `gardener-osc`. */
@@ -71,23 +70,7 @@ export class ObjectSetApplyError extends Error {
   }
 }
 
-const ListResponse = z.object({
-  metadata: z.object({ continue: z.string().optional() }).optional(),
-  items: z
-    .array(z.object({ metadata: LiveMetadata }))
-    .nullable()
-    .optional(),
-});
-
-const rests = new WeakMap<KubeConfig, Rest>();
-function restFor(kc: KubeConfig): Rest {
-  let rest = rests.get(kc);
-  if (!rest) {
-    rest = new Rest(kc);
-    rests.set(kc, rest);
-  }
-  return rest;
-}
+const Listed = z.object({ metadata: LiveMetadata });
 
 function failed(what: string, error: unknown): Error {
   return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -99,14 +82,13 @@ function failed(what: string, error: unknown): Error {
  * it no longer renders. Throws ObjectSetApplyError (with the summary so far) if anything failed.
  */
 export async function applyObjectSet(
-  shoot: KubeConfig,
+  shoot: ObjectSetApi,
   set: string,
   objects: readonly SetObject[],
   opts: ApplyObjectSetOptions = {},
 ): Promise<ObjectSetSummary> {
   validateObjectSet(set, objects);
   const fieldManager = setFieldManager(set, opts.fieldManagerPrefix ?? DEFAULT_FIELD_MANAGER);
-  const rest = restFor(shoot);
   const log = (opts.log ?? silentLogger).child({ set });
   const summary: ObjectSetSummary = { applied: [], pruned: [], released: [], ignored: [] };
   const errors: Error[] = [];
@@ -123,12 +105,9 @@ export async function applyObjectSet(
     desired.add(ref);
     const kind = kindOf(o)!;
     try {
-      await rest.request({
-        method: 'PATCH',
-        path: resourcePath(kind, o.metadata.namespace, o.metadata.name),
-        query: { fieldManager, force: true },
-        body: applyBody(set, o),
-        contentType: APPLY_PATCH,
+      await shoot.apply(resourceOf(kind), applyBody(set, o), {
+        fieldManager,
+        force: true,
         signal: opts.signal,
       });
       summary.applied.push(ref);
@@ -141,7 +120,11 @@ export async function applyObjectSet(
   const heldElsewhere = new Set((opts.heldElsewhere ?? []).map(refOf));
   const labelSelector = `${setLabelKey(set)}=${SET_LABEL_VALUE}`;
   const lists = await Promise.allSettled(
-    SET_KINDS.map((kind) => listAll(rest, resourcePath(kind), labelSelector, opts.signal)),
+    SET_KINDS.map(async (kind) =>
+      (await shoot.list(resourceOf(kind), { labelSelector }, opts.signal)).map(
+        (o) => Listed.parse(o).metadata,
+      ),
+    ),
   );
   for (const [i, kind] of SET_KINDS.entries()) {
     const listed = lists[i]!;
@@ -160,32 +143,34 @@ export async function applyObjectSet(
         heldElsewhere: heldElsewhere.has(ref),
       });
       if (decision.action === 'keep') continue;
-      const path = resourcePath(kind, meta.namespace, meta.name);
+      const resource = resourceOf(kind);
+      const object = { name: meta.name, namespace: meta.namespace };
       try {
         if (decision.action === 'delete') {
-          await deleteObject(rest, path, meta, opts.signal);
+          // preconditions: an object another set labelled since the list is never deleted
+          const deleted = await shoot.delete(resource, object, {
+            propagationPolicy: 'Background',
+            ...(meta.uid ? { preconditions: { uid: meta.uid, resourceVersion: meta.resourceVersion } } : {}),
+            signal: opts.signal,
+          });
+          if (!deleted) continue;
           summary.pruned.push(ref);
           log.info({ object: ref }, 'Deleted an object the set no longer renders');
         } else if (decision.how === 'unapply') {
-          await rest.request({
-            method: 'PATCH',
-            path,
-            query: { fieldManager, force: true },
-            body: emptyIntent(kind, meta.name, meta.namespace),
-            contentType: APPLY_PATCH,
+          await shoot.apply(resource, emptyIntent(kind, meta.name, meta.namespace), {
+            fieldManager,
+            force: true,
             signal: opts.signal,
           });
           summary.released.push(ref);
           log.info({ object: ref, reason: decision.reason }, 'Released an object from the set');
         } else {
-          await rest.request({
-            method: 'PATCH',
-            path,
-            query: { fieldManager },
-            body: { metadata: { labels: { [setLabelKey(set)]: null } } },
-            contentType: MERGE_PATCH,
-            signal: opts.signal,
-          });
+          await shoot.mergePatch(
+            resource,
+            object,
+            { metadata: { labels: { [setLabelKey(set)]: null } } },
+            { fieldManager, signal: opts.signal },
+          );
           summary.released.push(ref);
           log.info(
             { object: ref, reason: decision.reason },
@@ -193,7 +178,7 @@ export async function applyObjectSet(
           );
         }
       } catch (error) {
-        if (error instanceof KubeStatusError && error.status === 404) continue;
+        if (isApiStatus(error, 404)) continue;
         errors.push(failed(`pruning ${ref} (${decision.action})`, error));
       }
     }
@@ -204,7 +189,7 @@ export async function applyObjectSet(
 
 /** Prunes everything of the set (a ManagedResource's deletion); objects held elsewhere or Ignore-marked stay. */
 export function deleteObjectSet(
-  shoot: KubeConfig,
+  shoot: ObjectSetApi,
   set: string,
   opts: ApplyObjectSetOptions = {},
 ): Promise<ObjectSetSummary> {
@@ -216,7 +201,7 @@ export function deleteObjectSet(
  * other rendered sets hold, so an object moving from one set to another is never deleted in between.
  */
 export async function applyObjectSets(
-  shoot: KubeConfig,
+  shoot: ObjectSetApi,
   sets: ReadonlyMap<string, readonly SetObject[]>,
   opts: Omit<ApplyObjectSetOptions, 'heldElsewhere'> & { readonly remove?: readonly string[] } = {},
 ): Promise<Map<string, ObjectSetSummary>> {
@@ -230,41 +215,4 @@ export async function applyObjectSets(
     results.set(set, await deleteObjectSet(shoot, set, { ...opts, heldElsewhere: others(set) }));
   }
   return results;
-}
-
-async function listAll(
-  rest: Rest,
-  path: string,
-  labelSelector: string,
-  signal?: AbortSignal,
-): Promise<LiveMetadata[]> {
-  const out: LiveMetadata[] = [];
-  let cont: string | undefined;
-  do {
-    const page = ListResponse.parse(
-      await rest.request({
-        method: 'GET',
-        path,
-        query: { labelSelector, limit: LIST_PAGE_SIZE, continue: cont },
-        signal,
-      }),
-    );
-    out.push(...(page.items ?? []).map((i) => i.metadata));
-    cont = page.metadata?.continue || undefined;
-  } while (cont);
-  return out;
-}
-
-async function deleteObject(rest: Rest, path: string, meta: LiveMetadata, signal?: AbortSignal) {
-  await rest.request({
-    method: 'DELETE',
-    path,
-    body: {
-      apiVersion: 'v1',
-      kind: 'DeleteOptions',
-      propagationPolicy: 'Background',
-      ...(meta.uid ? { preconditions: { uid: meta.uid, resourceVersion: meta.resourceVersion } } : {}),
-    },
-    signal,
-  });
 }

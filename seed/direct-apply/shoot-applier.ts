@@ -1,7 +1,7 @@
 /** Direct apply mode's ShootApplier: every rendered ManagedResource becomes an object set in the shoot. */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../runtime/logging.js';
-import { applyObjectSets, deleteObjectSet } from './apply.js';
+import { applyObjectSets, deleteObjectSet, type ObjectSetApi } from './apply.js';
 import { objectSetsFromManagedResources } from './managed-resource-sets.js';
 
 /**
@@ -9,8 +9,8 @@ import { objectSetsFromManagedResources } from './managed-resource-sets.js';
  * what a set no longer holds), or removes a whole set again.
  */
 export interface ShootApplier {
-  applySets(shoot: KubeConfig, seedObjects: readonly KubernetesObject[], log: Logger): Promise<unknown>;
-  remove(shoot: KubeConfig, set: string, log: Logger): Promise<unknown>;
+  applySets(shoot: ObjectSetApi, seedObjects: readonly KubernetesObject[], log: Logger): Promise<unknown>;
+  remove(shoot: ObjectSetApi, set: string, log: Logger): Promise<unknown>;
 }
 
 export function directShootApplier(): ShootApplier {

@@ -10,12 +10,19 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
+import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type WatchHealth, watchHealthOf } from '../../runtime/kube/watch-health.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import type { Logger } from '../../runtime/logging.js';
+import { runtimeMetrics } from '../../runtime/metrics.js';
+import { FIELD_MANAGER } from '../kube/seed-writes.js';
 import type { ControllerManagerConfiguration } from './config.js';
+import type { ClusterObject, SeedContext, SeedControllerStarter, ShootControllerStarter } from './context.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { Shoots } from './shoots.js';
 
 export interface ManagerOptions {
   readonly config: ControllerManagerConfiguration;
@@ -28,26 +35,24 @@ export interface ManagerOptions {
   readonly identity?: string;
 }
 
-/** What the controllers get while this process leads. */
-export interface LeaderContext extends Omit<ManagerOptions, 'start'> {
-  readonly registry: Registry;
-  readonly recorder: EventRecorder;
-  /** Aborts when leadership is lost or the process stops. */
-  readonly signal: AbortSignal;
-}
-
-export interface RunningControllers {
-  /** Resolves once every controller's caches are filled (readiness). */
-  synced(): Promise<void>;
-  /** Resolves once every controller stopped after the signal aborted. */
-  readonly stopped: Promise<unknown>;
-  /** The seed's watches, for readiness. */
-  readonly watches?: WatchHealth;
+/** The controllers to run while this process leads. */
+export interface ControllerSet {
+  readonly seed: readonly SeedControllerStarter[];
+  /** Started for each selected shoot. */
+  readonly shoot: readonly ShootControllerStarter[];
 }
 
 export interface ControllerManagerOptions extends ManagerOptions {
-  /** Starts the controllers; called each time this process becomes the leader. */
-  readonly start: (ctx: LeaderContext) => RunningControllers;
+  readonly controllers: ControllerSet;
+}
+
+interface RunningControllers {
+  /** Resolves once the seed cache and every controller's caches are filled (readiness). */
+  synced(): Promise<void>;
+  /** Resolves once every controller, shoot and watch stopped after the signal aborted. */
+  readonly stopped: Promise<unknown>;
+  /** The seed's watches, for readiness. */
+  readonly watches: WatchHealth;
 }
 
 export interface RunningManager {
@@ -77,7 +82,7 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
   let seedWatches: WatchHealth | undefined;
   let controllersDone: Promise<unknown> = Promise.resolve();
   const startControllers = (signal: AbortSignal) => {
-    const running = o.start({ ...o, registry, recorder, signal });
+    const running = lead(o, registry, recorder, signal);
     synced = running.synced;
     seedWatches = running.watches;
     controllersDone = running.stopped;
@@ -158,5 +163,57 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
     registry,
     stopped,
     stop: () => root.abort(new Error('stopped')),
+  };
+}
+
+/** While leading: the seed's client and cache, the shoots, and every controller, under `signal`. */
+function lead(
+  o: ControllerManagerOptions,
+  registry: Registry,
+  recorder: EventRecorder,
+  signal: AbortSignal,
+): RunningControllers {
+  // every informer, worker and shoot listens on the leadership signal
+  setMaxListeners(500, signal);
+  const { config, log } = o;
+  const metrics = runtimeMetrics(registry);
+  const http = new KubeHttp(o.seed);
+  const cache = new ClusterCache({ name: 'seed', http, log, metrics });
+  let shoots: Shoots | undefined;
+  const seed: SeedContext = {
+    config,
+    client: new KubeClient(http, { fieldManager: FIELD_MANAGER }),
+    cache,
+    clusters: cache.informer<ClusterObject>({ resource: RESOURCE.cluster }),
+    shoots: {
+      get: (namespace) => shoots?.get(namespace),
+      onStarted: (listener) => shoots?.onStarted(listener),
+    },
+    mutex: new KeyedMutex(),
+    recorder,
+    log,
+    metrics,
+    registry,
+    signal,
+  };
+  shoots = new Shoots(seed, o.controllers.shoot);
+  const controllers = o.controllers.seed.map((start) => start(seed));
+  shoots.start();
+  cache.start(signal);
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  return {
+    synced: async () => {
+      await cache.waitForSync(signal);
+      await Promise.all(controllers.map((c) => c.synced()));
+    },
+    stopped: (async () => {
+      await aborted;
+      await Promise.allSettled([...controllers.map((c) => c.stopped()), shoots.stopped(), cache.stopped()]);
+      await http.close();
+    })(),
+    watches: watchHealthOf(http),
   };
 }

@@ -3,9 +3,11 @@
  * SSH key pairs (listed by label, so the controller never reads other secrets) plus the
  * controller-manager's images and node-logging setting.
  */
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import type { Cluster } from '../../api/index.js';
 import type { RenderValues } from '../../charts/values/render-values.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { renderValuesFromSeed, SECRETS_MANAGER_SELECTOR } from '../shoot-secrets/index.js';
 import type { ControllerManagerConfiguration } from './config.js';
 
@@ -23,14 +25,17 @@ export interface SeedValues {
 }
 
 export async function seedRenderValues(
-  core: CoreV1Api,
+  seed: Pick<KubeClient, 'list'>,
   namespace: string,
   cluster: Cluster,
   config: ControllerManagerConfiguration,
 ): Promise<SeedValues> {
-  const secrets = await core.listNamespacedSecret({ namespace, labelSelector: SECRETS_MANAGER_SELECTOR });
+  const secrets = await seed.list<V1Secret>(RESOURCE.secret, {
+    namespace,
+    labelSelector: SECRETS_MANAGER_SELECTOR,
+  });
   const result = renderValuesFromSeed({
-    secrets: secrets.items,
+    secrets,
     sshAccessEnabled: cluster.shoot.spec.provider.workersSettings?.sshAccess?.enabled ?? true,
     images: config.images,
     nodeLogging: config.nodeLogging,

@@ -6,10 +6,14 @@
  *   Legacy ──gate on──► Migrating ──every node reported──► CleaningUp ──deleted──► Completed
  *
  * A shoot that never had legacy nodes starts at Completed. CleaningUp is written before the first
- * delete, so the legacy resources are never rendered again once their deletion began.
+ * delete, so the legacy resources are never rendered again once their deletion began. Only the
+ * migration controller moves the phase; the operatingsystemconfig controller reads it to know
+ * whether legacy nodes may remain.
  */
-import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 
 export const MIGRATION_STATE_NAME = 'gardener-node-agent-migration';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
@@ -31,22 +35,6 @@ export function legacyNodesRemain(useGardenerNodeAgent: boolean, state: Migratio
   return state?.phase === 'Legacy' || state?.phase === 'Migrating';
 }
 
-/**
- * The phase the OperatingSystemConfig controller moves to before rendering. A shoot seen for the
- * first time with the gate on has legacy nodes only if a legacy ManagedResource already exists
- * (it was run by something else before us).
- */
-export function nextPhaseOnReconcile(
-  useGardenerNodeAgent: boolean,
-  state: MigrationState | undefined,
-  legacyResourcesExist: boolean,
-): MigrationPhase | undefined {
-  if (!useGardenerNodeAgent) return state?.phase === 'Legacy' ? undefined : 'Legacy';
-  if (!state) return legacyResourcesExist ? 'Migrating' : 'Completed';
-  if (state.phase === 'Legacy') return 'Migrating';
-  return undefined;
-}
-
 export function decodeMigrationState(cm: V1ConfigMap | undefined): MigrationState | undefined {
   const phase = cm?.data?.phase as MigrationPhase | undefined;
   if (!phase || !PHASES.includes(phase)) return undefined;
@@ -54,21 +42,16 @@ export function decodeMigrationState(cm: V1ConfigMap | undefined): MigrationStat
 }
 
 export async function readMigrationState(
-  core: CoreV1Api,
+  seed: Pick<KubeClient, 'getIfExists'>,
   namespace: string,
 ): Promise<MigrationState | undefined> {
-  try {
-    return decodeMigrationState(
-      await core.readNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace }),
-    );
-  } catch (e) {
-    if (isApiStatus(e, 404)) return undefined;
-    throw e;
-  }
+  return decodeMigrationState(
+    await seed.getIfExists<V1ConfigMap>(RESOURCE.configMap, { name: MIGRATION_STATE_NAME, namespace }),
+  );
 }
 
 export async function writeMigrationState(
-  core: CoreV1Api,
+  seed: Pick<KubeClient, 'create' | 'update'>,
   namespace: string,
   state: MigrationState,
 ): Promise<void> {
@@ -77,17 +60,16 @@ export async function writeMigrationState(
     data: { phase: state.phase, since: state.since, ...(state.reason ? { reason: state.reason } : {}) },
   };
   try {
-    await core.createNamespacedConfigMap({ namespace, body });
+    await seed.create(RESOURCE.configMap, body);
   } catch (e) {
     if (!isApiStatus(e, 409)) throw e;
-    await core.replaceNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace, body });
+    await seed.update(RESOURCE.configMap, body);
   }
 }
 
-export async function deleteMigrationState(core: CoreV1Api, namespace: string): Promise<void> {
-  try {
-    await core.deleteNamespacedConfigMap({ name: MIGRATION_STATE_NAME, namespace });
-  } catch (e) {
-    if (!isApiStatus(e, 404)) throw e;
-  }
+export async function deleteMigrationState(
+  seed: Pick<KubeClient, 'delete'>,
+  namespace: string,
+): Promise<void> {
+  await seed.delete(RESOURCE.configMap, { name: MIGRATION_STATE_NAME, namespace });
 }

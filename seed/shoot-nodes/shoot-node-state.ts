@@ -1,10 +1,10 @@
 /**
  * What the shoot says about its nodes' configuration, grouped by worker pool: the pools that get
  * OSCs, the OSC secret of each pool in `kube-system` (by role label), and the Nodes of each pool
- * (Nodes being deleted left out). Node status and the migration both judge from this.
+ * (Nodes being deleted left out). Node status and the migration both judge from this, read from
+ * the shoot cache's informers (shoot-informers.ts).
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { type Cluster, LABEL, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
+import { type Cluster, LABEL } from '../../api/index.js';
 
 export interface NodeInfo {
   readonly name: string;
@@ -24,34 +24,43 @@ export interface ShootNodeState {
   readonly nodesByPool: ReadonlyMap<string, readonly NodeInfo[]>;
 }
 
-/** `role`: `operating-system-config` (the agent's secrets) or `cloud-config` (the legacy ones). */
-export async function readShootNodeState(
-  shoot: KubeConfig,
+/** A Node or Secret as the shoot cache holds it (the fields read here). */
+export interface ShootObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly deletionTimestamp?: string | null;
+    readonly labels?: Readonly<Record<string, string>> | null;
+    readonly annotations?: Readonly<Record<string, string>> | null;
+  };
+  readonly spec?: { readonly taints?: readonly { key: string; value?: string; effect: string }[] | null };
+}
+
+/** `role`: `operating-system-config` (the agent's secrets) or `cloud-config` (the legacy ones). Pure. */
+export function shootNodeState(
   cluster: Cluster,
+  nodes: readonly ShootObject[],
+  secrets: readonly ShootObject[],
   role: string,
-): Promise<ShootNodeState> {
-  const core = shoot.makeApiClient(CoreV1Api);
-  const [nodes, secrets] = await Promise.all([
-    core.listNode(),
-    core.listNamespacedSecret({
-      namespace: NAMESPACE_KUBE_SYSTEM,
-      labelSelector: `${LABEL.gardenerRole}=${role}`,
-    }),
-  ]);
+): ShootNodeState {
   const secretsByPool = new Map<string, OscSecretInfo>();
-  for (const s of secrets.items) {
+  for (const s of secrets) {
+    if (s.metadata?.labels?.[LABEL.gardenerRole] !== role) continue;
     const pool = s.metadata?.labels?.[LABEL.workerPool];
-    if (pool) secretsByPool.set(pool, { name: s.metadata?.name ?? '', annotations: s.metadata?.annotations });
+    if (pool)
+      secretsByPool.set(pool, {
+        name: s.metadata?.name ?? '',
+        annotations: s.metadata?.annotations ?? undefined,
+      });
   }
   const nodesByPool = new Map<string, NodeInfo[]>();
-  for (const n of nodes.items) {
+  for (const n of nodes) {
     if (n.metadata?.deletionTimestamp) continue;
     const pool = n.metadata?.labels?.[LABEL.workerPool] ?? '';
     const info: NodeInfo = {
       name: n.metadata?.name ?? '',
-      labels: n.metadata?.labels,
-      annotations: n.metadata?.annotations,
-      taints: n.spec?.taints,
+      labels: n.metadata?.labels ?? undefined,
+      annotations: n.metadata?.annotations ?? undefined,
+      taints: n.spec?.taints ?? undefined,
     };
     nodesByPool.set(pool, [...(nodesByPool.get(pool) ?? []), info]);
   }

@@ -15,11 +15,15 @@
  * error naming the field: files (`tokenFile`, `client-certificate`, `client-key`,
  * `certificate-authority` — paths of another machine; @kubernetes/client-node would even read
  * `token-file` from this process's disk while parsing), `exec` and `auth-provider` (a secret must
- * not make this process run commands). Only the current context is loaded.
+ * not make this process run commands). Only the current context is read; the result is a
+ * `RestConfig` (runtime/kube), which KubeHttp uses per request.
  */
-import { ApiException, type CoreV1Api, KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { DATA_KEY, NAME } from '../../api/well-known/names.js';
 import { parseYaml } from '../../api/yaml/codec.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { isBase64, secretRef, secretText } from './secret-data.js';
 
 export class ShootKubeConfigError extends Error {
@@ -29,8 +33,8 @@ export class ShootKubeConfigError extends Error {
   }
 }
 
-/** What loadShootKubeConfig needs of a CoreV1Api (a real CoreV1Api satisfies it). */
-export type SecretReader = Pick<CoreV1Api, 'readNamespacedSecret'>;
+/** What loadShootRestConfig needs of the seed's API client. */
+export type SecretReader = Pick<KubeClient, 'getIfExists'>;
 
 type YamlMap = Record<string, unknown>;
 
@@ -76,8 +80,8 @@ function named(
   return isMap(body) ? body : {};
 }
 
-/** The KubeConfig in one secret's `kubeconfig` key, restricted to its current context. */
-function kubeConfigFromSecret(secret: V1Secret): KubeConfig {
+/** The credentials of the current context of the kubeconfig in one secret's `kubeconfig` key. */
+function restConfigFromSecret(secret: V1Secret): RestConfig {
   const ref = secretRef(secret);
   const fail = (message: string): never => {
     throw new ShootKubeConfigError(`secret ${ref}: ${message}`);
@@ -155,47 +159,28 @@ function kubeConfigFromSecret(secret: V1Secret): KubeConfig {
   const skipTLSVerify = field(cluster, 'insecure-skip-tls-verify') === true;
   const tlsServerName = stringField(cluster, 'tls-server-name', clusterWhere, fail);
   const proxyUrl = stringField(cluster, 'proxy-url', clusterWhere, fail);
-  const namespace = stringField(context, 'namespace', `context "${contextName}"`, fail);
 
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [
-      {
-        name: clusterName,
-        server: server.replace(/\/$/, ''),
-        skipTLSVerify,
-        ...(caData !== undefined && { caData }),
-        ...(tlsServerName !== undefined && { tlsServerName }),
-        ...(proxyUrl !== undefined && { proxyUrl }),
-      },
-    ],
-    users: [
-      token
-        ? { name: userName, token }
-        : { name: userName, certData: certData as string, keyData: keyData as string },
-    ],
-    contexts: [
-      {
-        name: contextName,
-        cluster: clusterName,
-        user: userName,
-        ...(namespace !== undefined && { namespace }),
-      },
-    ],
-    currentContext: contextName,
+  return new RestConfig({
+    server,
+    ...(caData !== undefined && { ca: Buffer.from(caData, 'base64') }),
+    insecureSkipTlsVerify: skipTLSVerify,
+    ...(tlsServerName !== undefined && { tlsServerName }),
+    ...(proxyUrl !== undefined && { proxyUrl }),
+    ...(token
+      ? { token }
+      : { clientCertificate: Buffer.from(certData!, 'base64'), clientKey: Buffer.from(keyData!, 'base64') }),
   });
-  return kubeConfig;
 }
 
 /**
- * The shoot's KubeConfig from the seed secrets `gardener-internal` (preferred) and `gardener`;
+ * The shoot's credentials from the seed secrets `gardener-internal` (preferred) and `gardener`;
  * `namespace` only makes the error clearer when both are missing. Throws ShootKubeConfigError.
  */
-export function shootKubeConfigFromSecrets(
+export function shootRestConfigFromSecrets(
   internal?: V1Secret,
   external?: V1Secret,
   namespace?: string,
-): KubeConfig {
+): RestConfig {
   const secret = internal ?? external;
   if (!secret) {
     const prefix = namespace ? `${namespace}/` : '';
@@ -204,28 +189,17 @@ export function shootKubeConfigFromSecrets(
         'exists: no credentials for the shoot',
     );
   }
-  return kubeConfigFromSecret(secret);
-}
-
-async function readIfExists(
-  core: SecretReader,
-  namespace: string,
-  name: string,
-): Promise<V1Secret | undefined> {
-  try {
-    return await core.readNamespacedSecret({ name, namespace });
-  } catch (error) {
-    if (error instanceof ApiException && error.code === 404) return undefined;
-    throw error;
-  }
+  return restConfigFromSecret(secret);
 }
 
 /**
  * Reads `gardener-internal` and, only when it does not exist, `gardener` from the shoot namespace
- * in the seed, then builds the KubeConfig. A 404 is tolerated; any other API error is rethrown.
+ * in the seed, then builds the credentials. A missing secret is tolerated; any other API error is
+ * rethrown.
  */
-export async function loadShootKubeConfig(core: SecretReader, namespace: string): Promise<KubeConfig> {
-  const internal = await readIfExists(core, namespace, NAME.shootInternalAccessSecret);
-  const external = internal ? undefined : await readIfExists(core, namespace, NAME.shootAccessSecret);
-  return shootKubeConfigFromSecrets(internal, external, namespace);
+export async function loadShootRestConfig(seed: SecretReader, namespace: string): Promise<RestConfig> {
+  const read = (name: string) => seed.getIfExists<V1Secret>(RESOURCE.secret, { name, namespace });
+  const internal = await read(NAME.shootInternalAccessSecret);
+  const external = internal ? undefined : await read(NAME.shootAccessSecret);
+  return shootRestConfigFromSecrets(internal, external, namespace);
 }

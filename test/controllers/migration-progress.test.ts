@@ -1,7 +1,8 @@
 /** Migration progress and phases: pure decisions. */
 import { expect } from 'chai';
+import { phaseToRecord } from '../../controllers/migration/decide.js';
 import { migrationProgress } from '../../controllers/migration/progress.js';
-import { legacyNodesRemain, nextPhaseOnReconcile } from '../../seed/migration-state/state.js';
+import { legacyNodesRemain } from '../../seed/migration-state/state.js';
 import type { NodeInfo } from '../../seed/shoot-nodes/shoot-node-state.js';
 
 const secret = { name: 'gardener-node-agent-pool-a-46fed', annotations: { 'checksum/data-script': 'abc' } };
@@ -54,12 +55,12 @@ describe('migration progress', () => {
   });
 
   it('phases move forward only; legacy resources are rendered only while nodes may need them', () => {
-    expect(nextPhaseOnReconcile(false, undefined, false)).to.equal('Legacy');
-    expect(nextPhaseOnReconcile(true, undefined, false)).to.equal('Completed');
-    expect(nextPhaseOnReconcile(true, undefined, true)).to.equal('Migrating');
-    expect(nextPhaseOnReconcile(true, { phase: 'Legacy', since: '' }, false)).to.equal('Migrating');
-    expect(nextPhaseOnReconcile(true, { phase: 'CleaningUp', since: '' }, true)).to.equal(undefined);
-    expect(nextPhaseOnReconcile(true, { phase: 'Completed', since: '' }, true)).to.equal(undefined);
+    expect(phaseToRecord(false, undefined, false)).to.equal('Legacy');
+    expect(phaseToRecord(true, undefined, false)).to.equal('Completed');
+    expect(phaseToRecord(true, undefined, true)).to.equal('Migrating');
+    expect(phaseToRecord(true, { phase: 'Legacy', since: '' }, false)).to.equal('Migrating');
+    expect(phaseToRecord(true, { phase: 'CleaningUp', since: '' }, true)).to.equal(undefined);
+    expect(phaseToRecord(true, { phase: 'Completed', since: '' }, true)).to.equal(undefined);
     expect(legacyNodesRemain(true, { phase: 'Migrating', since: '' })).to.equal(true);
     expect(legacyNodesRemain(true, { phase: 'CleaningUp', since: '' })).to.equal(false);
     expect(legacyNodesRemain(false, { phase: 'Completed', since: '' })).to.equal(true);

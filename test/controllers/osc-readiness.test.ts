@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { OperatingSystemConfig } from '../../api/index.js';
-import { nodesNotUpdated } from '../../controllers/operatingsystemconfig/nodes-updated.js';
+import { nodeStatus, nodesNotUpdated } from '../../controllers/operatingsystemconfig/node-status.js';
 import { oscReadiness } from '../../controllers/operatingsystemconfig/osc-readiness.js';
 
 const NOW = '2024-01-01T10:00:00Z';
@@ -97,8 +97,15 @@ describe('all nodes updated (seed-side §9.4, S-TV-23)', () => {
     taints,
   });
   const secret = (name: string) => ({ name, annotations: { 'checksum/data-script': 'foo' } });
+  const state = (s: { name: string } | undefined, nodes = [node()]) => ({
+    pools: ['pool1'],
+    secretsByPool: new Map(s ? [['pool1', s]] : []),
+    nodesByPool: new Map([['pool1', nodes]]),
+  });
   const check = (s: { name: string } | undefined, n = node()) =>
-    nodesNotUpdated(['pool1'], new Map(s ? [['pool1', s]] : []), new Map([['pool1', [n]]])).join('\n');
+    nodesNotUpdated(state(s, [n]))
+      .map((p) => p.message)
+      .join('\n');
 
   it('missing secret metadata', () => {
     expect(check(undefined)).to.contain('missing operating system config secret metadata');
@@ -120,5 +127,18 @@ describe('all nodes updated (seed-side §9.4, S-TV-23)', () => {
     ]);
     expect(check(secret('gardener-node-agent--c63c0'), tainted)).to.equal('');
     expect(check(secret('gardener-node-agent--c63c1'))).to.equal('');
+  });
+
+  it('counts outdated nodes by name, not by message text', () => {
+    const outdated = (name: string) => ({ ...node({ 'checksum/cloud-config-data': 'bar' }), name });
+    const status = nodeStatus(
+      state(secret('gardener-node-agent--c63c0'), [outdated('a'), outdated('b'), node()]),
+    );
+    expect(status).to.deep.include({ total: 3, outdated: 3 });
+    expect(status.problems.map((p) => p.node)).to.deep.equal(['a', 'b', 'n']);
+    const missing = nodeStatus(state(undefined, [node(), node()]));
+    expect(missing).to.deep.include({ total: 2, outdated: 0 });
+    expect(missing.summary).to.match(/^missing operating system config secret metadata/);
+    expect(nodeStatus(state(secret('gardener-node-agent--c63c0'), [])).summary).to.equal('updated');
   });
 });

@@ -6,7 +6,6 @@ import {
   labelDecision,
   type PatchOutcome,
   type SecretObject,
-  SHOOT_ACCESS_SELECTOR,
   type TargetSecret,
   TokenLabelsReconciler,
   targetsFromShootAccessSecrets,
@@ -14,6 +13,7 @@ import {
 } from '../../controllers/token-labels/reconciler.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { silentLogger } from '../../runtime/logging.js';
+import { SHOOT_ACCESS_SELECTOR } from '../../seed/manager/seed-informers.js';
 
 const NS = 'shoot--dev--demo';
 const NAME_ANNOTATION = 'token-requestor.resources.gardener.cloud/target-secret-name';

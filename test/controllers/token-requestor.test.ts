@@ -1,10 +1,17 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import {
   renewAfterMs,
   renewDue,
   renewTime,
+  type ServiceAccountChange,
+  seedSecretPatch,
+  serviceAccountChange,
+  type TokenDecision,
   TokenRequestorConfigError,
+  type TokenRequestSpec,
+  targetChange,
+  tokenDecision,
   tokenExpirationSeconds,
   tokenRequestSpec,
 } from '../../controllers/token-requestor/index.js';
@@ -116,5 +123,119 @@ describe('token-requestor: what a seed secret asks for', () => {
       tokenRequestSpec(secret({ ...complete, 'serviceaccount.resources.gardener.cloud/labels': '{"a":"b"}' }))
         .serviceAccountLabels,
     ).to.deep.equal({ a: 'b' });
+  });
+});
+
+describe('token-requestor: what a reconcile does (decide)', () => {
+  const now = Date.parse('2026-01-01T12:00:00Z');
+  const spec = (o: Partial<TokenRequestSpec> = {}): TokenRequestSpec => ({
+    serviceAccountName: 'gardener-node-agent',
+    serviceAccountNamespace: 'kube-system',
+    serviceAccountLabels: {},
+    expirationSeconds: 3600,
+    target: { name: 'gardener-node-agent', namespace: 'kube-system' },
+    renewTimestamp: '2026-01-01T13:00:00Z',
+    ...o,
+  });
+
+  it('requests a token when due or when the written token is missing; else waits until the renew time', () => {
+    const cases: [string, TokenRequestSpec, string | undefined, TokenDecision][] = [
+      ['ahead, token there', spec(), 'dG9rZW4=', { action: 'wait', inMs: 3_600_000 }],
+      [
+        'ahead, token gone',
+        spec(),
+        undefined,
+        { action: 'request', reason: 'no token yet, requesting one before the renew time' },
+      ],
+      [
+        'passed',
+        spec({ renewTimestamp: '2026-01-01T11:00:00Z' }),
+        'dG9rZW4=',
+        { action: 'request', reason: 'renew timestamp passed' },
+      ],
+      [
+        'missing',
+        spec({ renewTimestamp: undefined }),
+        'dG9rZW4=',
+        { action: 'request', reason: 'renew timestamp missing' },
+      ],
+      [
+        'unparsable',
+        spec({ renewTimestamp: 'soon' }),
+        'dG9rZW4=',
+        { action: 'request', reason: 'renew timestamp unparsable' },
+      ],
+    ];
+    for (const [name, s, token, want] of cases)
+      expect(tokenDecision(s, token, now), name).to.deep.equal(want);
+  });
+
+  it('creates the ServiceAccount without automount, adds missing labels, else leaves it', () => {
+    const labelled = spec({ serviceAccountLabels: { a: 'b' } });
+    const cases: [string, V1ServiceAccount | undefined, TokenRequestSpec, ServiceAccountChange][] = [
+      [
+        'missing',
+        undefined,
+        labelled,
+        {
+          action: 'create',
+          body: {
+            metadata: { name: 'gardener-node-agent', namespace: 'kube-system', labels: { a: 'b' } },
+            automountServiceAccountToken: false,
+          },
+        },
+      ],
+      [
+        'as wanted',
+        { automountServiceAccountToken: false, metadata: { labels: { a: 'b', c: 'd' } } },
+        labelled,
+        { action: 'none' },
+      ],
+      [
+        'automount on, label missing',
+        { metadata: { labels: { c: 'd' } } },
+        labelled,
+        { action: 'patch', body: { automountServiceAccountToken: false, metadata: { labels: { a: 'b' } } } },
+      ],
+      [
+        'automount on',
+        { metadata: {} },
+        spec(),
+        { action: 'patch', body: { automountServiceAccountToken: false } },
+      ],
+    ];
+    for (const [name, existing, s, want] of cases)
+      expect(serviceAccountChange(existing, s), name).to.deep.equal(want);
+  });
+
+  it('creates a missing target Opaque, patches only data.token, leaves an equal token', () => {
+    const target = { name: 't', namespace: 'kube-system' };
+    expect(targetChange(undefined, target, 'bmV3')).to.deep.equal({
+      action: 'create',
+      body: { metadata: target, type: 'Opaque', data: { token: 'bmV3' } },
+    });
+    expect(targetChange({ data: { token: 'b2xk', other: 'eA==' } }, target, 'bmV3')).to.deep.equal({
+      action: 'patch',
+      body: { data: { token: 'bmV3' } },
+    });
+    expect(targetChange({ data: { token: 'bmV3' } }, target, 'bmV3')).to.deep.equal({ action: 'none' });
+  });
+
+  it('patches the seed secret: the renew timestamp; the token without a target; a stale token removed', () => {
+    const renew = 'serviceaccount.resources.gardener.cloud/token-renew-timestamp';
+    const annotations = { [renew]: '2026-01-01T12:48:00Z' };
+    expect(seedSecretPatch({}, spec(), '2026-01-01T12:48:00Z', 'bmV3')).to.deep.equal({
+      metadata: { annotations },
+    });
+    expect(
+      seedSecretPatch({ data: { token: 'b2xk' } }, spec(), '2026-01-01T12:48:00Z', 'bmV3'),
+    ).to.deep.equal({
+      metadata: { annotations },
+      data: { token: null },
+    });
+    expect(seedSecretPatch({}, spec({ target: undefined }), '2026-01-01T12:48:00Z', 'bmV3')).to.deep.equal({
+      metadata: { annotations },
+      data: { token: 'bmV3' },
+    });
   });
 });

@@ -29,7 +29,9 @@ import {
   stringifyYaml,
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
-import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/reconciler.js';
+import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/decide.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
 import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
@@ -44,16 +46,22 @@ async function listOscs(f: ShootFixture): Promise<OperatingSystemConfig[]> {
   return list.items as unknown as OperatingSystemConfig[];
 }
 
+/** An admin client of the seed (one per API server, kept for the run). */
+const seedClients = new Map<Envtest, KubeClient>();
+const seedClient = (seed: Envtest) => {
+  let client = seedClients.get(seed);
+  if (!client) {
+    client = new KubeClient(new KubeHttp(seed.kubeConfig));
+    seedClients.set(seed, client);
+  }
+  return client;
+};
+
 async function expectedNames(seed: Envtest, f: ShootFixture, gate = true) {
   const decoded = decodeCluster(await f.cluster());
   if (!decoded.ok) throw new Error(`bad cluster: ${JSON.stringify(decoded.errors)}`);
   const config = f.config();
-  const { values } = await seedRenderValues(
-    seed.kubeConfig.makeApiClient(CoreV1Api),
-    f.namespace,
-    decoded.value,
-    config,
-  );
+  const { values } = await seedRenderValues(seedClient(seed), f.namespace, decoded.value, config);
   return {
     cluster: decoded.value,
     values,
@@ -116,7 +124,7 @@ describe('controller-manager against seed and shoot API servers', function () {
       const live = new Map((await listOscs(f)).map((o) => [o.metadata.name ?? '', o]));
       const decoded = decodeCluster(await f.cluster());
       if (!decoded.ok) throw new Error(`bad cluster: ${JSON.stringify(decoded.errors)}`);
-      const { values } = await seedRenderValues(core, f.namespace, decoded.value, f.config());
+      const { values } = await seedRenderValues(seedClient(seed), f.namespace, decoded.value, f.config());
       const expected = renderNodeConfiguration({
         cluster: decoded.value,
         values,

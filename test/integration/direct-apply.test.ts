@@ -11,6 +11,9 @@ import { expect } from 'chai';
 import { decodeCluster, parseRfc3339, parseYaml } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { RenderValuesSchema } from '../../charts/values/render-values.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { resourceOf } from '../../runtime/kube/resource.js';
 import {
   applyObjectSet,
   applyObjectSets,
@@ -20,7 +23,6 @@ import {
   type SetObject,
 } from '../../seed/direct-apply/index.js';
 import { kindOf } from '../../seed/direct-apply/object-set.js';
-import { Rest, resourcePath } from '../../seed/direct-apply/rest.js';
 import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
@@ -31,7 +33,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
   let env: Envtest;
   let core: CoreV1Api;
   let rbac: RbacAuthorizationV1Api;
-  let rest: Rest;
+  let client: KubeClient;
   let ns: string;
   const sfx = Date.now().toString(36);
   const setA = `t-${sfx}-a`;
@@ -70,13 +72,10 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
 
   /** The live object, or undefined. */
   const live = async (o: SetObject) =>
-    rest
-      .request<{
+    client
+      .get<{
         metadata: { uid: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-      }>({
-        method: 'GET',
-        path: resourcePath(kindOf(o)!, o.metadata.namespace, o.metadata.name),
-      })
+      }>(resourceOf(o), { name: o.metadata.name ?? '', namespace: o.metadata.namespace })
       .catch(() => undefined);
 
   before(async function () {
@@ -85,7 +84,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     requireClusterScopedWrites(env);
     core = env.kubeConfig.makeApiClient(CoreV1Api);
     rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-    rest = new Rest(env.kubeConfig);
+    client = new KubeClient(new KubeHttp(env.kubeConfig));
     ns = await createTestNamespace(env, 'direct-apply');
   });
 
@@ -93,8 +92,8 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     for (const o of created) {
       const kind = kindOf(o);
       if (!kind) continue;
-      await rest
-        ?.request({ method: 'DELETE', path: resourcePath(kind, o.metadata.namespace, o.metadata.name) })
+      await client
+        ?.delete(resourceOf(kind), { name: o.metadata.name ?? '', namespace: o.metadata.namespace })
         .catch(() => undefined);
     }
     if (ns) {
@@ -129,7 +128,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
       } as SetObject,
       crb(`${sfx}:crb`),
     );
-    const first = await applyObjectSet(env.kubeConfig, setA, objects);
+    const first = await applyObjectSet(client, setA, objects);
     expect(first.applied).to.have.length(7);
     expect(first).to.deep.include({ pruned: [], released: [], ignored: [] });
     for (const o of objects) {
@@ -147,7 +146,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     // change s1, drop s2 and the ClusterRole: the rest stays as it was (same uid)
     const uid = (await live(objects[0]!))!.metadata.uid;
     const kept = [secret(`${sfx}-s1`, 'changed'), ...objects.slice(2, 5), objects[6]!];
-    const second = await applyObjectSet(env.kubeConfig, setA, kept);
+    const second = await applyObjectSet(client, setA, kept);
     expect(second.pruned.sort()).to.deep.equal([`ClusterRole/${sfx}:cr`, `Secret/${ns}/${sfx}-s2`].sort());
     expect(second.released).to.deep.equal([]);
     expect(await live(objects[1]!)).to.equal(undefined);
@@ -157,7 +156,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     expect(Buffer.from(changed.data!.k!, 'base64').toString()).to.equal('changed');
 
     // deleting the set removes the rest
-    const gone = await deleteObjectSet(env.kubeConfig, setA);
+    const gone = await deleteObjectSet(client, setA);
     expect(gone.pruned).to.have.length(5);
     for (const o of objects) expect(await live(o), refOf(o)).to.equal(undefined);
   });
@@ -166,8 +165,8 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     const [shared] = track(crb(`${sfx}:shared`));
     const [onlyA] = track(secret(`${sfx}-only-a`));
     // set A adds a label of its own; set B does not
-    await applyObjectSet(env.kubeConfig, setA, [crb(`${sfx}:shared`, undefined, { 'only-a': 'x' }), onlyA!]);
-    await applyObjectSet(env.kubeConfig, setB, [shared!]);
+    await applyObjectSet(client, setA, [crb(`${sfx}:shared`, undefined, { 'only-a': 'x' }), onlyA!]);
+    await applyObjectSet(client, setB, [shared!]);
     const before = (await live(shared!))!;
     expect(before.metadata.labels).to.include({
       [label(setA)]: 'true',
@@ -175,7 +174,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
       'only-a': 'x',
     });
 
-    const summary = await deleteObjectSet(env.kubeConfig, setA);
+    const summary = await deleteObjectSet(client, setA);
     expect(summary.released).to.deep.equal([`ClusterRoleBinding/${sfx}:shared`]);
     expect(summary.pruned).to.deep.equal([`Secret/${ns}/${sfx}-only-a`]);
     const after = (await live(shared!))!;
@@ -187,18 +186,16 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     ]);
     expect(binding.metadata?.managedFields?.map((m) => m.manager)).not.to.include(`gardener-osc/${setA}`);
 
-    expect((await deleteObjectSet(env.kubeConfig, setB)).pruned).to.deep.equal([
-      `ClusterRoleBinding/${sfx}:shared`,
-    ]);
+    expect((await deleteObjectSet(client, setB)).pruned).to.deep.equal([`ClusterRoleBinding/${sfx}:shared`]);
     expect(await live(shared!)).to.equal(undefined);
   });
 
   it('never deletes an object moving to another rendered set, and keeps its uid', async () => {
     const [moving] = track(secret(`${sfx}-moving`));
-    await applyObjectSet(env.kubeConfig, setA, [moving!]);
+    await applyObjectSet(client, setA, [moving!]);
     const uid = (await live(moving!))!.metadata.uid;
     const results = await applyObjectSets(
-      env.kubeConfig,
+      client,
       new Map([
         [setA, []],
         [setB, [moving!]],
@@ -209,17 +206,17 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     expect(now.metadata.uid).to.equal(uid);
     expect(now.metadata.labels).to.include({ [label(setB)]: 'true' });
     expect(now.metadata.labels).not.to.have.property(label(setA));
-    await deleteObjectSet(env.kubeConfig, setB);
+    await deleteObjectSet(client, setB);
     expect(await live(moving!)).to.equal(undefined);
   });
 
   it('keeps an Ignore-mode ClusterRoleBinding when its set is deleted', async () => {
     // the legacy set first rendered the binding plainly (gate off), then with mode Ignore (gate on)
     const [handedOver] = track(crb(`${sfx}:handed-over`));
-    await applyObjectSet(env.kubeConfig, setL, [handedOver!]);
+    await applyObjectSet(client, setL, [handedOver!]);
     const uid = (await live(handedOver!))!.metadata.uid;
     const ignore = { 'resources.gardener.cloud/mode': 'Ignore' };
-    const summary = await applyObjectSet(env.kubeConfig, setL, [crb(`${sfx}:handed-over`, ignore)]);
+    const summary = await applyObjectSet(client, setL, [crb(`${sfx}:handed-over`, ignore)]);
     expect(summary).to.deep.include({
       applied: [],
       ignored: [`ClusterRoleBinding/${sfx}:handed-over`],
@@ -228,15 +225,16 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     });
     // a binding an operator marked Ignore on the live object is kept as well
     const [marked] = track(crb(`${sfx}:marked`));
-    await applyObjectSet(env.kubeConfig, setL, [crb(`${sfx}:handed-over`, ignore), marked!]);
-    await rest.request({
-      method: 'PATCH',
-      path: resourcePath(kindOf(marked!)!, undefined, marked!.metadata.name),
-      body: { metadata: { annotations: ignore } },
-      contentType: 'application/merge-patch+json',
-    });
+    await applyObjectSet(client, setL, [crb(`${sfx}:handed-over`, ignore), marked!]);
+    await client.mergePatch(
+      resourceOf(marked!),
+      { name: marked!.metadata.name ?? '' },
+      {
+        metadata: { annotations: ignore },
+      },
+    );
 
-    const deleted = await deleteObjectSet(env.kubeConfig, setL);
+    const deleted = await deleteObjectSet(client, setL);
     expect(deleted.pruned).to.deep.equal([]);
     expect(deleted.released).to.deep.equal([`ClusterRoleBinding/${sfx}:marked`]);
     const kept = (await live(handedOver!))!;
@@ -278,10 +276,10 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     ].map((name) => crb(name));
 
     // gate off: only the legacy set, which owns the bootstrap bindings
-    await applyObjectSets(env.kubeConfig, legacyOnly);
+    await applyObjectSets(client, legacyOnly);
     const uids = await Promise.all(bootstrap.map(async (b) => (await live(b))!.metadata.uid));
     // gate on with legacy nodes: both sets; the legacy set hands the bindings over (mode Ignore)
-    const migrating = await applyObjectSets(env.kubeConfig, both);
+    const migrating = await applyObjectSets(client, both);
     expect(migrating.get('shoot-cloud-config-execution')!.ignored).to.have.length(3);
     expect(migrating.get('shoot-cloud-config-execution')!.pruned).to.deep.equal([]);
     for (const b of bootstrap) {
@@ -290,7 +288,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
       expect(l.metadata.labels).not.to.have.property(label('shoot-cloud-config-execution'));
     }
     // every node migrated: the legacy set is deleted
-    const results = await applyObjectSets(env.kubeConfig, done, { remove: ['shoot-cloud-config-execution'] });
+    const results = await applyObjectSets(client, done, { remove: ['shoot-cloud-config-execution'] });
     const legacy = results.get('shoot-cloud-config-execution')!;
     expect(legacy.pruned.sort()).to.deep.equal(
       both
@@ -306,7 +304,7 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     expect(role.metadata?.labels).to.include({ 'shoot.gardener.cloud/no-cleanup': 'true' });
 
     // the shoot is deleted: so is everything of the node agent's set
-    const last = await deleteObjectSet(env.kubeConfig, 'shoot-gardener-node-agent');
+    const last = await deleteObjectSet(client, 'shoot-gardener-node-agent');
     expect(last.pruned).to.have.length(done.get('shoot-gardener-node-agent')!.length);
     for (const b of bootstrap) expect(await live(b)).to.equal(undefined);
   });

@@ -25,7 +25,8 @@ import { join, resolve } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { parseYaml } from '../../api/yaml/codec.js';
-import { Rest } from '../../seed/direct-apply/rest.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { projectCacheDir, requireGo } from '../support/go-binary.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -187,18 +188,23 @@ const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level
 async function installCrds(kc: KubeConfig): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(kc);
   // raw JSON: client-node's typed CRD model would drop `x-kubernetes-preserve-unknown-fields`
-  const rest = new Rest(kc);
+  const http = new KubeHttp(kc);
+  const client = new KubeClient(http, { fieldManager: 'envtest' });
+  const crds = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  };
   const names: string[] = [];
-  for (const file of readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml'))) {
-    const crd = parseYaml(readFileSync(join(CRD_DIR, file), 'utf8')) as { metadata: { name: string } };
-    names.push(crd.metadata.name);
-    await rest.request({
-      method: 'PATCH',
-      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-      query: { fieldManager: 'envtest', force: true },
-      contentType: 'application/apply-patch+yaml',
-      body: crd,
-    });
+  try {
+    for (const file of readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml'))) {
+      const crd = parseYaml(readFileSync(join(CRD_DIR, file), 'utf8')) as { metadata: { name: string } };
+      names.push(crd.metadata.name);
+      await client.apply(crds, crd, { force: true });
+    }
+  } finally {
+    await http.close();
   }
   await waitFor('CRDs to be established', 30_000, async () => {
     for (const name of names) {

@@ -6,6 +6,8 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
@@ -144,6 +146,66 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
       (await client.get<{ metadata: { name: string } }>(RESOURCE.namespace, { name: 'default' })).metadata
         .name,
     ).to.equal('default');
+  });
+
+  it('tunnels through an HTTP proxy (CONNECT) when the cluster names a proxy-url', async () => {
+    const tunnels: string[] = [];
+    const sockets: Socket[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      sockets.push(socket);
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket).pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const cluster = env.kubeConfig.getCurrentCluster();
+      const client = clientOf(
+        new RestConfig({
+          server: cluster?.server ?? '',
+          ca: Buffer.from(cluster?.caData ?? '', 'base64'),
+          token: env.kubeConfig.getCurrentUser()?.token,
+          proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        }),
+      );
+      const read = await client.get<{ metadata: { name: string } }>(RESOURCE.namespace, { name: ns });
+      expect(read.metadata.name).to.equal(ns);
+      expect(tunnels).to.deep.equal([new URL(cluster?.server ?? '').host]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
+  it('sends basic auth when the credentials give a user and password (client-node sets `auth`)', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.setHeader('content-type', 'application/json');
+      res.end('{"metadata":{"name":"x"}}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const http = new KubeHttp({
+        getCurrentCluster: () => ({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+        applyToHTTPSOptions: async (o) => {
+          o.auth = 'admin:secret';
+        },
+      });
+      closers.push(http);
+      await new KubeClient(http).get(RESOURCE.namespace, { name: 'x' });
+      expect(seen).to.deep.equal([`Basic ${Buffer.from('admin:secret').toString('base64')}`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('reuses kept-alive connections: ten sequential requests, at most two TLS handshakes', async () => {

@@ -28,7 +28,8 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import type { ShootContext } from '../../seed/manager/shoot-context.js';
+import type { ProcessContext } from '../../seed/manager/context.js';
+import { shootContext } from '../../seed/manager/shoots.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
@@ -62,8 +63,23 @@ describe('node-delay controller against real API servers', function () {
   let core: CoreV1Api;
   let seedCore: CoreV1Api;
   let controllerKubeConfig: KubeConfig;
+  /** The controller in a shoot context of its own (API client, cache), running until `signal` aborts. */
+  const https: KubeHttp[] = [];
+  const start = (signal: AbortSignal) =>
+    startNodeDelayController(
+      shootContext({
+        namespace: clusterName,
+        cluster: () => cluster,
+        http: https[https.push(new KubeHttp(controllerKubeConfig)) - 1]!,
+        log: silentLogger,
+        metrics: env.metrics,
+        signal,
+      }),
+      env,
+      options,
+    );
   let cluster: Cluster;
-  let ctx: ShootContext;
+  let env: ProcessContext;
   let running: RunningNodeDelayController;
   const stop = new AbortController();
   let restart = new AbortController();
@@ -125,10 +141,7 @@ describe('node-delay controller against real API servers', function () {
     // its own identity (an admin), so the audit log tells its requests apart
     controllerKubeConfig = await shoot.kubeConfigForUser(user, ['system:masters']);
     cluster = exampleCluster(clusterName, { [MAX_DELAY]: '120' });
-    ctx = {
-      namespace: clusterName,
-      shootKubeConfig: controllerKubeConfig,
-      cluster: () => cluster,
+    env = {
       log: silentLogger,
       metrics: runtimeMetrics(new Registry()),
       recorder: new EventRecorder({ http: new KubeHttp(seed.kubeConfig), component: 'gardener-osc-test' }),
@@ -138,6 +151,7 @@ describe('node-delay controller against real API servers', function () {
   after(async () => {
     stop.abort();
     await running?.stopped();
+    await Promise.all(https.map((h) => h.close()));
     for (const n of (await nodes().catch(() => [])) ?? []) {
       const name = n.metadata!.name!;
       if (n.metadata?.finalizers?.length)
@@ -157,7 +171,7 @@ describe('node-delay controller against real API servers', function () {
 
   it('annotates 12 nodes in 3 zones within [min, max], spread and zone-interleaved', async () => {
     for (let i = 0; i < 12; i++) await createNode(i, `zone-${i % 3}`);
-    running = startNodeDelayController(ctx, options, AbortSignal.any([stop.signal, restart.signal]));
+    running = start(AbortSignal.any([stop.signal, restart.signal]));
     await running.synced();
     const delays = await settled();
     expect(delays.size).to.equal(12);
@@ -170,7 +184,7 @@ describe('node-delay controller against real API servers', function () {
     expect(new Set(placed.map((p) => p.delay)).size).to.equal(12);
     expect(smallestGap(placed)).to.be.at.least(Math.floor((110 * S) / 24));
     expect(sameZoneNeighbours(placed)).to.equal(0);
-    const metrics = nodeDelayMetrics(ctx.metrics.registry);
+    const metrics = nodeDelayMetrics(env.metrics.registry);
     expect((await metrics.nodes.get()).values).to.deep.equal([{ value: 12, labels: { shoot: clusterName } }]);
   });
 
@@ -208,13 +222,13 @@ describe('node-delay controller against real API servers', function () {
 
   it('a restarted controller keeps every delay from the annotations (no patches)', async () => {
     const before = await settled();
-    const metrics = nodeDelayMetrics(ctx.metrics.registry);
+    const metrics = nodeDelayMetrics(env.metrics.registry);
     const patches = async () => (await metrics.patches.get()).values.reduce((sum, v) => sum + v.value, 0);
     restart.abort();
     await running.stopped();
     const count = await patches();
     restart = new AbortController();
-    running = startNodeDelayController(ctx, options, AbortSignal.any([stop.signal, restart.signal]));
+    running = start(AbortSignal.any([stop.signal, restart.signal]));
     await running.synced();
     await eventually('the first reconcile', () => running.reconciler.assignment !== undefined);
     expect(await settled()).to.deep.equal(before);
@@ -273,7 +287,7 @@ describe('node-delay controller against real API servers', function () {
       expect(e.requestURI, e.verb).to.match(/^\/api\/v1\/nodes(\?|\/|$)/);
       expect(['list', 'watch', 'patch']).to.include(e.verb);
     }
-    const metrics = nodeDelayMetrics(ctx.metrics.registry);
+    const metrics = nodeDelayMetrics(env.metrics.registry);
     const patched =
       (await metrics.patches.get()).values.find((v) => v.labels.result === 'patched')?.value ?? 0;
     const auditedPatches = requests.filter(

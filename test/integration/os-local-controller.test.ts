@@ -31,8 +31,11 @@ import { cloudConfigStatus } from '../../components/os-local/status.js';
 import { renderUserData } from '../../components/os-local/user-data.js';
 import { oscReadiness } from '../../controllers/operatingsystemconfig/osc-readiness.js';
 import { startOsLocalController } from '../../controllers/os-local/add.js';
+import { KubeOsLocalClient } from '../../controllers/os-local/client.js';
 import { FINALIZER } from '../../controllers/os-local/decide.js';
 import { EventRecorder } from '../../runtime/events.js';
+import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -123,10 +126,11 @@ describe('os-local reference OS extension against a real API server', function (
     custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     ns = await createTestNamespace(env, 'os-local');
     const metrics = runtimeMetrics(new Registry());
+    const cache = new ClusterCache({ name: 'seed', http: new KubeHttp(env.kubeConfig) });
     const controller = startOsLocalController(
       {
-        http: new KubeHttp(env.kubeConfig),
-        kubeConfig: env.kubeConfig,
+        cache,
+        client: new KubeOsLocalClient(new KubeClient(cache.http)),
         type: 'gardenlinux',
         namespaces: [ns],
         metrics,
@@ -134,6 +138,7 @@ describe('os-local reference OS extension against a real API server', function (
       },
       stop.signal,
     );
+    cache.start(stop.signal);
     controllers.push(controller);
     await controller.synced();
   });
@@ -322,10 +327,12 @@ describe('os-local reference OS extension against a real API server', function (
   it('watches all namespaces when given none', async () => {
     const type = `os-local-test-${randomBytes(3).toString('hex')}`;
     const local = new AbortController();
+    const cache = new ClusterCache({ name: 'seed', http: new KubeHttp(env.kubeConfig) });
     const controller = startOsLocalController(
-      { http: new KubeHttp(env.kubeConfig), kubeConfig: env.kubeConfig, type },
+      { cache, client: new KubeOsLocalClient(new KubeClient(cache.http)), type },
       local.signal,
     );
+    cache.start(local.signal);
     try {
       await controller.synced();
       const base = renderedOscs(ns)[0]!;

@@ -17,10 +17,13 @@ import {
 } from '../../controllers/token-labels/add.js';
 import { tokenLabelsMetrics } from '../../controllers/token-labels/reconciler.js';
 import { EventRecorder } from '../../runtime/events.js';
+import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import type { ShootContext } from '../../seed/manager/shoot-context.js';
+import type { ProcessContext } from '../../seed/manager/context.js';
+import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
+import { shootContext } from '../../seed/manager/shoots.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
 
@@ -46,7 +49,9 @@ describe('token-labels controller against real API servers', function () {
   let shootNs: string;
   let user: string;
   let controllerKubeConfig: KubeConfig;
-  let ctx: ShootContext;
+  let env: ProcessContext;
+  let shootHttp: KubeHttp;
+  let cluster: Cluster;
   let running: RunningTokenLabelsController;
   let seedHttp: KubeHttp;
   const stop = new AbortController();
@@ -83,11 +88,9 @@ describe('token-labels controller against real API servers', function () {
     user = `token-labels-controller-${shootNs}`;
     controllerKubeConfig = await shoot.kubeConfigForUser(user, ['system:masters']);
     seedHttp = new KubeHttp(seed.kubeConfig);
-    const cluster = exampleCluster(seedNs);
-    ctx = {
-      namespace: seedNs,
-      shootKubeConfig: controllerKubeConfig,
-      cluster: () => cluster,
+    shootHttp = new KubeHttp(controllerKubeConfig);
+    cluster = exampleCluster(seedNs);
+    env = {
       log: silentLogger,
       metrics: runtimeMetrics(new Registry()),
       recorder: new EventRecorder({ http: seedHttp, component: 'gardener-osc-test' }),
@@ -98,6 +101,7 @@ describe('token-labels controller against real API servers', function () {
     stop.abort();
     await running?.stopped();
     await seedHttp?.close();
+    await shootHttp?.close();
     for (const [core, namespace] of [
       [seedCore, seedNs],
       [shootCore, shootNs],
@@ -126,7 +130,17 @@ describe('token-labels controller against real API servers', function () {
     seedClass.metadata.labels['resources.gardener.cloud/class'] = 'seed';
     await seedCore.createNamespacedSecret({ namespace: seedNs, body: seedClass });
 
-    running = startTokenLabelsController(ctx, { seedHttp }, stop.signal);
+    // the seed cache and the shoot context as the controller-manager gives them
+    const seedCache = new ClusterCache({ name: 'seed', http: seedHttp });
+    const shoot = shootContext({
+      namespace: seedNs,
+      cluster: () => cluster,
+      http: shootHttp,
+      log: silentLogger,
+      signal: stop.signal,
+    });
+    running = startTokenLabelsController(shoot, env, shootAccessSecrets(seedCache));
+    seedCache.start(stop.signal);
     await running.synced();
     expect([...running.targets().keys()]).to.deep.equal([
       `${shootNs}/gardener-node-agent`,
@@ -148,7 +162,7 @@ describe('token-labels controller against real API servers', function () {
     await sleep(500);
     expect((await read('unrelated')).metadata?.labels).to.equal(undefined);
     expect((await read('not-a-target')).metadata?.labels).to.equal(undefined);
-    const metrics = tokenLabelsMetrics(ctx.metrics.registry);
+    const metrics = tokenLabelsMetrics(env.metrics.registry);
     expect((await metrics.targets.get()).values).to.deep.equal([{ value: 2, labels: { shoot: seedNs } }]);
   });
 

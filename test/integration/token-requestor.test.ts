@@ -6,7 +6,6 @@
 import {
   AuthenticationV1Api,
   CoreV1Api,
-  type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
   type V1Secret,
@@ -16,9 +15,12 @@ import { Registry } from 'prom-client';
 import { parseRfc3339, shootAccessSecret } from '../../api/index.js';
 import { type RunningTokenRequestor, startTokenRequestor } from '../../controllers/token-requestor/index.js';
 import { EventRecorder } from '../../runtime/events.js';
+import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { createTestNamespace, type Envtest, startEnvtest } from './envtest.js';
 
@@ -44,6 +46,7 @@ describe('token-requestor in direct mode against a real seed and shoot (seed-sid
   let seedCore: CoreV1Api;
   let shootCore: CoreV1Api;
   let seedHttp: KubeHttp;
+  let shootHttp: KubeHttp;
   let seedNs: string;
   let otherNs: string;
   let shootNs: string;
@@ -86,12 +89,16 @@ describe('token-requestor in direct mode against a real seed and shoot (seed-sid
     otherNs = await createTestNamespace(seed, 'shoot--tr-other');
     shootNs = await createTestNamespace(shoot, 'token-requestor');
     seedHttp = new KubeHttp(seed.kubeConfig);
+    shootHttp = new KubeHttp(shoot.kubeConfig);
+    const shootClient = new KubeClient(shootHttp);
+    // the seed cache's shoot-access secrets, as the controller-manager shares them
+    const cache = new ClusterCache({ name: 'seed', http: seedHttp });
     running = startTokenRequestor(
       {
-        http: seedHttp,
-        seed: seed.kubeConfig,
-        shootKubeConfig: async (namespace): Promise<KubeConfig | undefined> =>
-          namespace === seedNs || (namespace === otherNs && otherReachable) ? shoot.kubeConfig : undefined,
+        secrets: shootAccessSecrets(cache),
+        seed: new KubeClient(seedHttp),
+        shoot: (namespace) =>
+          namespace === seedNs || (namespace === otherNs && otherReachable) ? shootClient : undefined,
         namespaces: [seedNs, otherNs],
         log: silentLogger,
         metrics: runtimeMetrics(registry),
@@ -99,6 +106,7 @@ describe('token-requestor in direct mode against a real seed and shoot (seed-sid
       },
       stop.signal,
     );
+    cache.start(stop.signal);
     await running.synced();
   });
 
@@ -106,6 +114,7 @@ describe('token-requestor in direct mode against a real seed and shoot (seed-sid
     stop.abort();
     await running?.stopped();
     await seedHttp?.close();
+    await shootHttp?.close();
     for (const [core, namespace] of [
       [seedCore, seedNs],
       [seedCore, otherNs],

@@ -1,10 +1,11 @@
-import { ApiException, type V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { KubeStatusError } from '../../../runtime/kube/kube-http.js';
 import {
-  loadShootKubeConfig,
+  loadShootRestConfig,
   type SecretReader,
   ShootKubeConfigError,
-  shootKubeConfigFromSecrets,
+  shootRestConfigFromSecrets,
 } from '../../../seed/shoot-secrets/index.js';
 
 const NS = 'shoot--dev--demo';
@@ -142,49 +143,45 @@ function errorOf(fn: () => unknown): Error {
 
 describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', () => {
   it('prefers gardener-internal (inline token, as gardenlet writes it)', () => {
-    const kc = shootKubeConfigFromSecrets(internal, external);
-    expect(kc.getCurrentContext()).to.equal(NS);
-    expect(kc.getCurrentCluster()).to.deep.include({ server: 'https://kube-apiserver', caData: CA_DATA });
-    expect(kc.getCurrentUser()).to.deep.include({ name: NS, token: TOKEN });
+    const kc = shootRestConfigFromSecrets(internal, external);
+    expect(kc.server).to.equal('https://kube-apiserver');
+    expect(kc.options.ca?.toString('base64')).to.equal(CA_DATA);
+    expect(kc.options.token).to.equal(TOKEN);
   });
 
   it('falls back to gardener when gardener-internal does not exist', () => {
-    const kc = shootKubeConfigFromSecrets(undefined, external);
-    expect(kc.getCurrentCluster()?.server).to.equal('https://api.demo.dev.internal.example.com');
-    expect(kc.getCurrentUser()?.token).to.equal('external-token');
+    const kc = shootRestConfigFromSecrets(undefined, external);
+    expect(kc.server).to.equal('https://api.demo.dev.internal.example.com');
+    expect(kc.options.token).to.equal('external-token');
   });
 
   it('does not fall back when gardener-internal exists but is unusable (as upstream)', () => {
     const broken = accessSecret('gardener-internal', { token: b64(TOKEN) });
-    expect(errorOf(() => shootKubeConfigFromSecrets(broken, external)).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(broken, external)).message).to.equal(
       `secret ${NS}/gardener-internal has no data key kubeconfig`,
     );
   });
 
   it('missing both: an error naming both secrets', () => {
-    expect(errorOf(() => shootKubeConfigFromSecrets(undefined, undefined, NS)).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(undefined, undefined, NS)).message).to.equal(
       `neither secret ${NS}/gardener-internal nor ${NS}/gardener exists: no credentials for the shoot`,
     );
-    expect(errorOf(() => shootKubeConfigFromSecrets()).message).to.match(
+    expect(errorOf(() => shootRestConfigFromSecrets()).message).to.match(
       /^neither secret gardener-internal nor gardener/,
     );
   });
 
   it('a client-certificate kubeconfig (older Gardener) works; a trailing slash of the server is dropped', () => {
-    const kc = shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', CLIENT_CERT));
-    expect(kc.getCurrentUser()).to.deep.include({
-      name: `${NS}-basic-auth`,
-      certData: 'Y2VydA==',
-      keyData: 'a2V5',
-    });
-    expect(kc.getCurrentUser()?.token).to.equal(undefined);
-    expect(kc.getCurrentCluster()?.server).to.equal('https://api.demo.dev.internal.example.com');
-    expect(kc.getContextObject(NS)?.namespace).to.equal('default');
+    const kc = shootRestConfigFromSecrets(withKubeconfig('gardener-internal', CLIENT_CERT));
+    expect(kc.options.clientCertificate?.toString('base64')).to.equal('Y2VydA==');
+    expect(kc.options.clientKey?.toString('base64')).to.equal('a2V5');
+    expect(kc.options.token).to.equal(undefined);
+    expect(kc.server).to.equal('https://api.demo.dev.internal.example.com');
   });
 
   it('token not populated yet: a clear, transient error', () => {
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', UNPOPULATED))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener-internal', UNPOPULATED))).message,
     ).to.equal(
       `secret ${NS}/gardener-internal: user "${NS}" has no credentials yet: its token is empty and it has no ` +
         "client certificate (gardener-resource-manager's TokenRequestor has not populated the token yet)",
@@ -193,20 +190,20 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
 
   it('bad data: empty, not base64, invalid YAML, not a mapping', () => {
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(accessSecret('gardener-internal', { kubeconfig: '' })))
+      errorOf(() => shootRestConfigFromSecrets(accessSecret('gardener-internal', { kubeconfig: '' })))
         .message,
     ).to.equal(`secret ${NS}/gardener-internal: data key kubeconfig is empty`);
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(accessSecret('gardener-internal', { kubeconfig: 'a:b:c' })))
+      errorOf(() => shootRestConfigFromSecrets(accessSecret('gardener-internal', { kubeconfig: 'a:b:c' })))
         .message,
     ).to.equal(`secret ${NS}/gardener-internal: data key kubeconfig is not valid base64`);
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', 'clusters: [a'))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', 'clusters: [a'))).message,
     ).to.match(new RegExp(`^secret ${NS}/gardener: data key kubeconfig is not valid YAML: `));
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', '- a\n- b\n'))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', '- a\n- b\n'))).message,
     ).to.equal(`secret ${NS}/gardener: data key kubeconfig is not a kubeconfig (not a YAML mapping)`);
-    expect(errorOf(() => shootKubeConfigFromSecrets(accessSecret('gardener', undefined))).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(accessSecret('gardener', undefined))).message).to.equal(
       `secret ${NS}/gardener has no data key kubeconfig`,
     );
   });
@@ -217,7 +214,7 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
       '',
     );
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', noContext))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener-internal', noContext))).message,
     ).to.equal(
       `secret ${NS}/gardener-internal: kubeconfig has no current context (current-context is empty)`,
     );
@@ -226,21 +223,21 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
       'current-context: elsewhere',
     );
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', dangling))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener-internal', dangling))).message,
     ).to.equal(`secret ${NS}/gardener-internal: kubeconfig contexts has no entry named "elsewhere"`);
     const noUser = tokenKubeconfig('https://kube-apiserver', TOKEN).replace(
       `- name: ${NS}\n  user:`,
       '- name: x\n  user:',
     );
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', noUser))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener-internal', noUser))).message,
     ).to.equal(`secret ${NS}/gardener-internal: kubeconfig users has no entry named "${NS}"`);
   });
 
   it('a token file (Go key tokenFile) is rejected with a clear error', () => {
     const text = tokenFileKubeconfig('tokenFile', '/var/run/secrets/gardener.cloud/shoot/token/token');
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', text))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener-internal', text))).message,
     ).to.equal(
       `secret ${NS}/gardener-internal: user "shoot" reads its token from a file ` +
         '(tokenFile: /var/run/secrets/gardener.cloud/shoot/token/token), which is not supported here; ' +
@@ -250,7 +247,7 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
 
   it('token-file (client-node spelling) is rejected before anything reads the file, even an existing one', () => {
     const text = tokenFileKubeconfig('token-file', import.meta.filename);
-    expect(errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', text))).message).to.contain(
+    expect(errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', text))).message).to.contain(
       'reads its token from a file (token-file: ',
     );
   });
@@ -260,31 +257,31 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
       'exec',
       '{command: /bin/sh, apiVersion: client.authentication.k8s.io/v1}',
     );
-    expect(errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', exec))).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', exec))).message).to.equal(
       `secret ${NS}/gardener: user "shoot" uses exec, which is not supported for shoot access`,
     );
     const authProvider = tokenFileKubeconfig('auth-provider', '{name: oidc}');
     expect(
-      errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', authProvider))).message,
+      errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', authProvider))).message,
     ).to.equal(
       `secret ${NS}/gardener: user "shoot" uses auth-provider, which is not supported for shoot access`,
     );
     const certFile = tokenFileKubeconfig('client-certificate', '/etc/cert.pem');
-    expect(errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', certFile))).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', certFile))).message).to.equal(
       `secret ${NS}/gardener: user "shoot" reads client-certificate from a file, which is not supported here`,
     );
     const caFile = CLIENT_CERT.replace(
       `certificate-authority-data: ${CA_DATA}`,
       'certificate-authority: /etc/ca.pem',
     );
-    expect(errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', caFile))).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', caFile))).message).to.equal(
       `secret ${NS}/gardener: cluster "${NS}" reads its CA from a file (certificate-authority), which is not supported here`,
     );
   });
 
   it('half a client certificate is an error', () => {
     const half = CLIENT_CERT.replace('    client-key-data: a2V5\n', '');
-    expect(errorOf(() => shootKubeConfigFromSecrets(withKubeconfig('gardener', half))).message).to.equal(
+    expect(errorOf(() => shootRestConfigFromSecrets(withKubeconfig('gardener', half))).message).to.equal(
       `secret ${NS}/gardener: user "${NS}-basic-auth" has only one of client-certificate-data and client-key-data`,
     );
   });
@@ -294,22 +291,20 @@ describe('shoot-secrets: shoot kubeconfig from gardener-internal / gardener', ()
   user:
     tokenFile: /var/run/secrets/token
 `;
-    const kc = shootKubeConfigFromSecrets(withKubeconfig('gardener-internal', text));
-    expect(kc.getUsers().map((u) => u.name)).to.deep.equal([NS]);
-    expect(kc.getContexts()).to.have.length(1);
+    const kc = shootRestConfigFromSecrets(withKubeconfig('gardener-internal', text));
+    expect(kc.options.token).to.equal(TOKEN);
+    expect(kc.options.tokenFile).to.equal(undefined);
   });
 });
 
-describe('shoot-secrets: loadShootKubeConfig', () => {
-  function reader(secrets: Record<string, V1Secret>, failWith?: ApiException<unknown>) {
+describe('shoot-secrets: loadShootRestConfig', () => {
+  function reader(secrets: Record<string, V1Secret>, failWith?: KubeStatusError) {
     const reads: string[] = [];
     const core: SecretReader = {
-      readNamespacedSecret: async ({ name, namespace }) => {
+      getIfExists: async <T>(_r: unknown, { name, namespace }: { name: string; namespace?: string }) => {
         reads.push(`${namespace}/${name}`);
         if (failWith) throw failWith;
-        const secret = secrets[name];
-        if (!secret) throw new ApiException(404, 'Not Found', { reason: 'NotFound' }, {});
-        return secret;
+        return secrets[name] as T | undefined;
       },
     };
     return { core, reads };
@@ -317,21 +312,21 @@ describe('shoot-secrets: loadShootKubeConfig', () => {
 
   it('reads gardener-internal and stops there when it exists', async () => {
     const { core, reads } = reader({ 'gardener-internal': internal, gardener: external });
-    const kc = await loadShootKubeConfig(core, NS);
-    expect(kc.getCurrentCluster()?.server).to.equal('https://kube-apiserver');
+    const kc = await loadShootRestConfig(core, NS);
+    expect(kc.server).to.equal('https://kube-apiserver');
     expect(reads).to.deep.equal([`${NS}/gardener-internal`]);
   });
 
   it('tolerates a 404 of gardener-internal and reads gardener', async () => {
     const { core, reads } = reader({ gardener: external });
-    const kc = await loadShootKubeConfig(core, NS);
-    expect(kc.getCurrentUser()?.token).to.equal('external-token');
+    const kc = await loadShootRestConfig(core, NS);
+    expect(kc.options.token).to.equal('external-token');
     expect(reads).to.deep.equal([`${NS}/gardener-internal`, `${NS}/gardener`]);
   });
 
   it('both missing: the clear error', async () => {
     const { core } = reader({});
-    const error = await loadShootKubeConfig(core, NS).then(
+    const error = await loadShootRestConfig(core, NS).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -342,9 +337,9 @@ describe('shoot-secrets: loadShootKubeConfig', () => {
   });
 
   it('rethrows any other API error (no fallback on 403/500)', async () => {
-    const forbidden = new ApiException(403, 'Forbidden', {}, {});
+    const forbidden = new KubeStatusError(403, 'Forbidden', 'forbidden');
     const { core, reads } = reader({ gardener: external }, forbidden);
-    const error = await loadShootKubeConfig(core, NS).then(
+    const error = await loadShootRestConfig(core, NS).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -1,5 +1,4 @@
 import type { V1Node } from '@kubernetes/client-node';
-import { ApiException } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type AgentMetrics, agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
@@ -7,6 +6,7 @@ import { KubeletHealthChecker } from '../../../../node-agent/controllers/healthc
 import { kubeletHealthzProbe } from '../../../../node-agent/controllers/healthcheck/kubelet-healthz.js';
 import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../../runtime/clock.js';
+import { KubeStatusError } from '../../../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../../../runtime/logging.js';
 import { opText } from '../../support/apply-fixture.js';
 import {
@@ -206,7 +206,7 @@ describe('health check: kubelet (node-side §11.2)', () => {
     });
 
     it('a conflict is retried, another write error restarts the kubelet', async () => {
-      let error: Error = new ApiException(409, 'conflict', undefined, {});
+      let error: Error = new KubeStatusError(409, 'Conflict', 'conflict');
       const c = withRecovery(() => Promise.reject(error));
       await c.check(node(true, [{ type: 'InternalIP', address: '1.2.3.4' }]), signal);
       let thrown: unknown;

@@ -1,0 +1,88 @@
+/**
+ * Whether every node of every worker pool runs its pool's current OSC (seed-side §9.4, S-TV-23):
+ * nodes about to be deleted and nodes of another key (a rolling update) are skipped; the others
+ * must report the secret's checksum in `checksum/cloud-config-data`. Pure.
+ */
+import { ANNOTATION, key, LABEL, TAINT_PREFER_NO_SCHEDULE, tryParseSemVer } from '../../api/index.js';
+import type { ShootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
+
+/** Why something is not up to date; `node` names the node when it is one node's fault. */
+export interface NodeProblem {
+  readonly kind: 'missing-secret' | 'invalid-version' | 'not-reported' | 'outdated';
+  readonly node?: string;
+  /** Upstream's message. */
+  readonly message: string;
+}
+
+/** The reasons some node is not up to date; empty when all are. */
+export function nodesNotUpdated(state: ShootNodeState): NodeProblem[] {
+  const problems: NodeProblem[] = [];
+  for (const pool of state.pools) {
+    const secret = state.secretsByPool.get(pool);
+    if (!secret) {
+      problems.push({
+        kind: 'missing-secret',
+        message: `missing operating system config secret metadata for worker pool "${pool}"`,
+      });
+      continue;
+    }
+    const desired = secret.annotations?.[ANNOTATION.checksumDataScript];
+    for (const node of state.nodesByPool.get(pool) ?? []) {
+      if (
+        node.taints?.some(
+          (t) => t.key === TAINT_PREFER_NO_SCHEDULE.key && t.effect === TAINT_PREFER_NO_SCHEDULE.effect,
+        )
+      )
+        continue;
+      const versionText = node.labels?.[LABEL.kubernetesVersion] ?? '';
+      const version = tryParseSemVer(versionText);
+      if (!version) {
+        problems.push({
+          kind: 'invalid-version',
+          node: node.name,
+          message: `failed checking whether node "${node.name}" will be deleted: invalid semantic version "${versionText}"`,
+        });
+        continue;
+      }
+      if (key(node.labels?.[LABEL.workerPool] ?? '', version, node.labels?.[LABEL.criName]) !== secret.name)
+        continue;
+      const current = node.annotations?.[ANNOTATION.checksumCloudConfigData];
+      if (current === undefined) {
+        problems.push({
+          kind: 'not-reported',
+          node: node.name,
+          message: `the last successfully applied operating system config on node "${node.name}" hasn't been reported yet`,
+        });
+      } else if (current !== desired) {
+        problems.push({
+          kind: 'outdated',
+          node: node.name,
+          message: `the last successfully applied operating system config on node "${node.name}" is outdated (current: ${current}, desired: ${desired})`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+export interface NodeStatus {
+  /** Nodes of the pools (not being deleted). */
+  readonly total: number;
+  /** Nodes of a current key that did not report the current checksum (yet). */
+  readonly outdated: number;
+  readonly problems: readonly NodeProblem[];
+  /** What is reported when it changes: `updated`, or the problems. */
+  readonly summary: string;
+}
+
+export function nodeStatus(state: ShootNodeState): NodeStatus {
+  const problems = nodesNotUpdated(state);
+  const total = state.pools.reduce((sum, p) => sum + (state.nodesByPool.get(p)?.length ?? 0), 0);
+  const outdated = problems.filter((p) => p.kind === 'not-reported' || p.kind === 'outdated').length;
+  return {
+    total,
+    outdated,
+    problems,
+    summary: problems.length === 0 ? 'updated' : problems.map((p) => p.message).join('; '),
+  };
+}

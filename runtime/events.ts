@@ -48,6 +48,8 @@ type EventBody = Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {
 };
 
 export class EventRecorder {
+  private lastSweep = 0;
+
   private readonly seen = new Map<string, Seen>();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -65,6 +67,7 @@ export class EventRecorder {
     const key = [object.kind, namespace, object.name, object.uid, type, reason, message].join('\u0000');
     const now = this.clock.now();
     const timestamp = formatRfc3339(new Date(now));
+    this.forgetOlderThan(now - AGGREGATION_WINDOW_MS);
     try {
       const seen = this.seen.get(key);
       if (seen && now - seen.last < AGGREGATION_WINDOW_MS) {
@@ -115,5 +118,17 @@ export class EventRecorder {
         'Recording an event failed',
       );
     }
+  }
+
+  /** How many events are remembered for aggregation (for tests and diagnostics). */
+  get aggregating(): number {
+    return this.seen.size;
+  }
+
+  /** Events last seen before `cutoff` are not aggregated any more: forget them (at most once a minute). */
+  private forgetOlderThan(cutoff: number): void {
+    if (cutoff - this.lastSweep < 60_000) return;
+    this.lastSweep = cutoff;
+    for (const [key, seen] of this.seen) if (seen.last < cutoff) this.seen.delete(key);
   }
 }

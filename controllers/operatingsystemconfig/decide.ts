@@ -98,15 +98,23 @@ export interface Readiness {
   readonly errors: string[];
 }
 
-/** Whether the OS extension reconciled what was written (`written`), judged on the live OSCs. */
+/**
+ * Whether the OS extension reconciled the current OSCs (`current` of `oscWrites`), judged on the
+ * live ones. An OSC written in this reconcile is not ready before the extension saw it.
+ */
 export function readiness(
-  written: ReadonlyMap<string, OperatingSystemConfig>,
+  current: ReadonlyMap<string, OperatingSystemConfig>,
   live: ReadonlyMap<string, OperatingSystemConfig>,
+  written: ReadonlySet<string> = new Set(),
 ): Readiness {
   const ready = new Map<string, OperatingSystemConfig>();
   const waitingFor: string[] = [];
   const errors: string[] = [];
-  for (const [name, osc] of written) {
+  for (const [name, osc] of current) {
+    if (written.has(name)) {
+      waitingFor.push(`${name}: written, the OS extension has not seen it yet`);
+      continue;
+    }
     const r = oscReadiness(osc, live.get(name));
     if (r.ready) ready.set(name, live.get(name)!);
     else {

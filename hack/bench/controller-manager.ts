@@ -298,6 +298,13 @@ class ManagerProcess {
     return now() - this.startedAt;
   }
 
+  /** A metric without labels from the process's /metrics. */
+  async metric(name: string): Promise<number> {
+    if (!this.metricsUrl) return Number.NaN;
+    const text = await (await fetch(`${this.metricsUrl}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  }
+
   /** `controller_runtime_reconcile_total` of one controller, summed over results. */
   async reconciles(controller: string): Promise<number> {
     if (!this.metricsUrl) return 0;
@@ -447,6 +454,11 @@ interface Result {
   readonly nodesAnnotatedMs: number;
   readonly cpuToReconcile: number;
   readonly rssKiB: number;
+  /** V8's heap in use at the same moment (the process's own metric), KiB. */
+  readonly heapKiB: number;
+  /** RSS and heap in use at the end of the idle window. */
+  readonly idleRssKiB: number;
+  readonly idleHeapKiB: number;
   readonly idle: { perShootHour: number; writes: number; breakdown: string; leaderElectionPerHour: number };
   readonly round: { perShoot: number; writesPerShoot: number; breakdown: string; writeBreakdown: string };
   readonly restart: {
@@ -454,6 +466,8 @@ interface Result {
     resyncMs: number;
     writes: number;
     writeBreakdown: string;
+    /** The first few writes, `verb uri (status)`, to tell what was written. */
+    writeSamples: string[];
     exitCode: number | null;
   };
   readonly watches: { perShoot: number; shared: number };
@@ -475,9 +489,10 @@ async function runScenario(program: Program, shoots: number, dir: string, run: s
     const cpuToReconcile = cpuSeconds(manager.pid);
     await sleep(10_000);
     const rssKiB = procStatus(manager.pid).rssKiB;
+    const heapKiB = (await manager.metric('nodejs_heap_size_used_bytes')) / 1024;
     progress(
       `${run}: reconciled after ${(reconciled.shootsMs / 1000).toFixed(1)} s, Nodes annotated after ` +
-        `${(reconciled.allMs / 1000).toFixed(1)} s; RSS ${mib(rssKiB)} MiB`,
+        `${(reconciled.allMs / 1000).toFixed(1)} s; RSS ${mib(rssKiB)} MiB, heap in use ${mib(heapKiB)} MiB`,
     );
 
     // 2. idle: nothing changes
@@ -487,6 +502,8 @@ async function runScenario(program: Program, shoots: number, dir: string, run: s
     await sleep(IDLE_MS);
     const idleTo = Date.now();
     const idleCpuPerMinute = ((cpuSeconds(manager.pid) - idleCpu0) / IDLE_MS) * 60_000;
+    const idleRssKiB = procStatus(manager.pid).rssKiB;
+    const idleHeapKiB = (await manager.metric('nodejs_heap_size_used_bytes')) / 1024;
     await sleep(2000); // the audit log is written asynchronously
     const idle = managerRequests(landscape, shoots, idleFrom, idleTo);
     const hours = IDLE_MS / 3_600_000;
@@ -534,6 +551,9 @@ async function runScenario(program: Program, shoots: number, dir: string, run: s
       nodesAnnotatedMs: reconciled.allMs,
       cpuToReconcile,
       rssKiB,
+      heapKiB,
+      idleRssKiB,
+      idleHeapKiB,
       idle: {
         perShootHour: idle.all.length / hours / shoots,
         writes: idle.writes.length,
@@ -551,6 +571,7 @@ async function runScenario(program: Program, shoots: number, dir: string, run: s
         resyncMs,
         writes: restart.writes.length,
         writeBreakdown: describeRequests(restart.writes, 10),
+        writeSamples: restart.writes.slice(0, 5).map((w) => `${w.verb} ${w.uri} (${w.code})`),
         exitCode,
       },
       watches: watchStreams(all.watches, shoots),
@@ -570,14 +591,14 @@ function report(results: readonly Result[], bareNodeKiB: number): void {
   print();
   print(
     '| program | shoots | reconciled after (s) | Nodes annotated after (s) | CPU to reconcile (s) | RSS (MiB) | ' +
-      'idle requests per shoot-hour | idle writes | idle CPU (s/min) | requests per shoot reconcile (writes) | ' +
+      'heap in use (MiB) | RSS / heap after idle (MiB) | idle requests per shoot-hour | idle writes | idle CPU (s/min) | requests per shoot reconcile (writes) | ' +
       'restart: ready / resynced (s) | restart writes | watches per shoot (+ shared) |',
   );
-  print('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     print(
       `| ${r.program} | ${r.shoots} | ${s(r.reconciledMs)} | ${s(r.nodesAnnotatedMs)} | ${r.cpuToReconcile.toFixed(1)} | ` +
-        `${mib(r.rssKiB)} | ${r.idle.perShootHour.toFixed(1)} | ${r.idle.writes} | ${r.idleCpuPerMinute.toFixed(2)} | ` +
+        `${mib(r.rssKiB)} | ${mib(r.heapKiB)} | ${mib(r.idleRssKiB)} / ${mib(r.idleHeapKiB)} | ${r.idle.perShootHour.toFixed(1)} | ${r.idle.writes} | ${r.idleCpuPerMinute.toFixed(2)} | ` +
         `${r.round.perShoot.toFixed(1)} (${r.round.writesPerShoot.toFixed(1)}) | ${s(r.restart.readyMs)} / ` +
         `${s(r.restart.resyncMs)} | ${r.restart.writes} | ${r.watches.perShoot.toFixed(1)} (+${r.watches.shared}) |`,
     );
@@ -590,7 +611,10 @@ function report(results: readonly Result[], bareNodeKiB: number): void {
     const last = rows.at(-1)!;
     if (last.shoots > first.shoots)
       print(
-        `${program}: RSS growth per shoot ${mib((last.rssKiB - first.rssKiB) / (last.shoots - first.shoots))} MiB ` +
+        `${program}: RSS growth per shoot ${mib((last.rssKiB - first.rssKiB) / (last.shoots - first.shoots))} MiB, ` +
+          `heap in use ${mib((last.heapKiB - first.heapKiB) / (last.shoots - first.shoots))} MiB; ` +
+          `after the idle window ${mib((last.idleRssKiB - first.idleRssKiB) / (last.shoots - first.shoots))} MiB, ` +
+          `heap ${mib((last.idleHeapKiB - first.idleHeapKiB) / (last.shoots - first.shoots))} MiB ` +
           `(${first.shoots} → ${last.shoots} shoots); a bare node process holds ${mib(bareNodeKiB)} MiB`,
       );
   }
@@ -603,6 +627,7 @@ function report(results: readonly Result[], bareNodeKiB: number): void {
     print(`  one reconcile of every shoot: ${r.round.breakdown}`);
     print(`    writes: ${r.round.writeBreakdown}`);
     print(`  restart: exit code ${r.restart.exitCode}; writes while resyncing: ${r.restart.writeBreakdown}`);
+    for (const w of r.restart.writeSamples) print(`    ${w}`);
   }
 }
 

@@ -6,7 +6,8 @@
  * Informers asked for with `informer()` live as long as the cache. `acquire()` counts its holders
  * and stops the watch when the last one releases it (watches of single objects that come and go).
  * Objects are trimmed before they are cached: `metadata.managedFields` always, plus what the
- * cache's `transform` drops for a kind.
+ * cache's `transform` drops for a kind; listed ones get their apiVersion and kind, as watched
+ * ones have them, so an object reads the same however it came into the cache.
  */
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logging.js';
@@ -143,7 +144,11 @@ export class ClusterCache {
       log: this.log,
       metrics: this.o.metrics,
       transform: <T extends KubeObject>(object: T): T => {
-        const trimmed = withoutManagedFields(object);
+        // items of a list carry no apiVersion and kind (the list does): every cached object does
+        const typed = object.kind
+          ? object
+          : { ...object, apiVersion: spec.resource.apiVersion, kind: spec.resource.kind };
+        const trimmed = withoutManagedFields(typed);
         return (transform ? transform(spec.resource, trimmed) : trimmed) as T;
       },
     });

@@ -42,8 +42,10 @@ interface Running {
 }
 
 /**
- * What the shoot caches keep of an object: Nodes without their image list, Secrets without data
- * (the shoot's secrets are read for their labels and annotations only, never their content).
+ * What the shoot caches keep of an object: Secrets without data (the shoot's secrets are read for
+ * their labels and annotations only, never their content); Nodes with their metadata, spec and
+ * status conditions only (images, addresses, capacity and node info are read by no controller and
+ * make up most of a Node).
  */
 export function shootCacheTransform(resource: Resource, object: KubeObject): KubeObject {
   if (resource === RESOURCE.secret) {
@@ -53,11 +55,14 @@ export function shootCacheTransform(resource: Resource, object: KubeObject): Kub
     return rest;
   }
   if (resource === RESOURCE.node) {
-    const node = object as KubeObject & { status?: { images?: unknown } };
-    if (!node.status?.images) return object;
-    const { images, ...status } = node.status;
-    void images;
-    return { ...node, status } as KubeObject;
+    const node = object as KubeObject & { spec?: unknown; status?: { conditions?: unknown } };
+    return {
+      apiVersion: node.apiVersion,
+      kind: node.kind,
+      metadata: node.metadata,
+      ...(node.spec ? { spec: node.spec } : {}),
+      ...(node.status?.conditions ? { status: { conditions: node.status.conditions } } : {}),
+    } as KubeObject;
   }
   return object;
 }

@@ -70,6 +70,11 @@ describe('runtime/kube: one informer cache per cluster', function () {
 
     const applied = a.get('applied', ns) as { metadata: { managedFields?: unknown } };
     expect(applied.metadata.managedFields, 'managed fields are not cached').to.equal(undefined);
+    for (const name of ['first', 'second'])
+      expect(a.get(name, ns), `${name}: listed or watched, the same shape`).to.include({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+      });
 
     const watches = () =>
       readAuditEvents(env).filter(

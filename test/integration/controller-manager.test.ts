@@ -12,6 +12,7 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   type KubernetesObject,
+  KubernetesObjectApi,
   PatchStrategy,
   setHeaderOptions,
   V1MicroTime,
@@ -34,7 +35,7 @@ import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
+import { createShootFixture, SELECTOR_LABEL, type ShootFixture } from './controller-manager-fixture.js';
 import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -56,6 +57,22 @@ const seedClient = (seed: Envtest) => {
   }
   return client;
 };
+
+/** Gives a fixture's Cluster the selector label of another, so one controller-manager selects both. */
+async function selectAlongside(f: ShootFixture, selector: string): Promise<void> {
+  await f.seedObjects.patch(
+    {
+      apiVersion: 'extensions.gardener.cloud/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: f.namespace, labels: { [SELECTOR_LABEL]: selector } },
+    } as KubernetesObject,
+    undefined,
+    undefined,
+    'test',
+    undefined,
+    PatchStrategy.MergePatch,
+  );
+}
 
 async function expectedNames(seed: Envtest, f: ShootFixture, gate = true) {
   const decoded = decodeCluster(await f.cluster());
@@ -212,6 +229,116 @@ describe('controller-manager against seed and shoot API servers', function () {
     });
   });
 
+  describe('with a Cluster whose writes fail', () => {
+    let healthy: ShootFixture;
+    let refused: ShootFixture;
+    const policy = `deny-secret-writes-${Date.now().toString(36)}`;
+    const admission = () => KubernetesObjectApi.makeApiClient(seed.kubeConfig);
+    const vap = () => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['secrets'],
+            },
+          ],
+        },
+        validations: [{ expression: 'false', message: 'secrets in this namespace are read-only (test)' }],
+      },
+    });
+    const binding = () => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: policy },
+      spec: {
+        policyName: policy,
+        validationActions: ['Deny'],
+        matchResources: {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': refused.namespace } },
+        },
+      },
+    });
+    before(async () => {
+      healthy = await createShootFixture(seed, shoot, 'managedResource');
+      refused = await createShootFixture(seed, shoot, 'managedResource');
+      // one controller-manager selects both Clusters
+      await selectAlongside(refused, healthy.selector);
+      await admission().create(vap() as KubernetesObject);
+      await admission().create(binding() as KubernetesObject);
+    });
+    after(async () => {
+      await admission()
+        .delete(binding() as KubernetesObject)
+        .catch(() => undefined);
+      await admission()
+        .delete(vap() as KubernetesObject)
+        .catch(() => undefined);
+      await refused?.cleanUp();
+      await healthy?.cleanUp();
+    });
+
+    it('reports why in a Warning event on that Cluster and reconciles the others meanwhile', async () => {
+      const core = seed.kubeConfig.makeApiClient(CoreV1Api);
+      // the admission policy takes effect within a second or two
+      await eventuallyPasses(async () => {
+        const denied = await core
+          .createNamespacedSecret({ namespace: refused.namespace, body: { metadata: { name: 'probe' } } })
+          .then(
+            () => false,
+            () => true,
+          );
+        await core
+          .deleteNamespacedSecret({ namespace: refused.namespace, name: 'probe' })
+          .catch(() => undefined);
+        expect(denied, 'the policy denies secret writes').to.equal(true);
+      }, 30_000);
+      // one worker: a Cluster that keeps failing must not hold it
+      await healthy.start(
+        healthy.config({
+          controllers: {
+            ...(healthy.rawConfig().controllers as Record<string, unknown>),
+            operatingSystemConfig: { concurrentSyncs: 1 },
+          },
+        }),
+      );
+      const { rendered } = await expectedNames(seed, healthy);
+      await eventuallyPasses(async () => {
+        const oscs = await listOscs(healthy);
+        expect(oscs.map((o) => o.metadata.name).sort()).to.deep.equal(oscNames(rendered.seed));
+        await healthy.seedObjects.read({
+          apiVersion: 'resources.gardener.cloud/v1alpha1',
+          kind: 'ManagedResource',
+          metadata: { name: 'shoot-gardener-node-agent', namespace: healthy.namespace },
+        } as never);
+      }, 60_000);
+      const event = await eventually(
+        'a Warning event on the refused Cluster',
+        async () =>
+          (
+            await core.listNamespacedEvent({
+              namespace: 'default',
+              fieldSelector: `involvedObject.name=${refused.namespace}`,
+            })
+          ).items.find((e) => e.reason === 'WriteFailed'),
+        60_000,
+      );
+      expect(event.type).to.equal('Warning');
+      expect(event.involvedObject.kind).to.equal('Cluster');
+      expect(event.message).to.contain(
+        `writing Secret ${refused.namespace}/shoot-access-gardener-node-agent`,
+      );
+      expect(event.message).to.contain('secrets in this namespace are read-only (test)');
+      expect(await listOscs(refused), 'nothing past the failed write').to.deep.equal([]);
+    });
+  });
+
   describe('as a process', () => {
     let f: ShootFixture;
     let dir: string;
@@ -311,6 +438,28 @@ describe('controller-manager against seed and shoot API servers', function () {
       legacy.stop();
       await legacy.stopped;
 
+      // one legacy node per pool, there before the gate goes on (as on a real shoot): a pool
+      // without nodes would have nothing to wait for
+      const decodedCluster = decodeCluster(await f.cluster());
+      if (!decodedCluster.ok) throw new Error(JSON.stringify(decodedCluster.errors));
+      const { shoot: shootSpec } = decodedCluster.value;
+      for (const worker of shootSpec.spec.provider.workers) {
+        const name = `it-${f.selector}-${worker.name}`;
+        nodes.push(name);
+        await shootCore.createNode({
+          body: {
+            metadata: {
+              name,
+              labels: {
+                [LABEL.workerPool]: worker.name,
+                [LABEL.kubernetesVersion]: worker.kubernetes?.version ?? shootSpec.spec.kubernetes.version,
+                ...(worker.name === 'gpu-worker' ? {} : { [LABEL.criName]: 'containerd' }),
+              },
+            },
+          },
+        });
+      }
+
       // gate on: both sets until every node reports the agent
       await f.start(f.config());
       let poolSecrets: V1Secret[] = [];
@@ -351,22 +500,8 @@ describe('controller-manager against seed and shoot API servers', function () {
       for (const secret of poolSecrets) {
         const pool = secret.metadata?.labels?.[LABEL.workerPool] ?? '';
         const name = `it-${f.selector}-${pool}`;
-        nodes.push(name);
         const osc = Buffer.from(secret.data?.[DATA_KEY.osc] ?? '', 'base64').toString('utf8');
         expect(secret.metadata?.annotations?.[ANNOTATION.checksumDataScript]).to.equal(sha256Hex(osc));
-        const version = /kubernetesVersion: (\S+)/.exec(osc)?.[1] ?? '';
-        await shootCore.createNode({
-          body: {
-            metadata: {
-              name,
-              labels: {
-                [LABEL.workerPool]: pool,
-                [LABEL.kubernetesVersion]: version,
-                ...(pool === 'gpu-worker' ? {} : { [LABEL.criName]: 'containerd' }),
-              },
-            },
-          },
-        });
         await eventuallyPasses(async () => {
           const node = await shootCore.readNode({ name });
           expect(node.metadata?.annotations?.[ANNOTATION.reconciliationDelay], 'node-delay').to.match(/s$/);

@@ -259,5 +259,11 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
     expect(others).to.deep.equal([]);
     expect(again?.count).to.equal(1);
     expect(again?.metadata?.name).to.not.equal(one?.metadata?.name);
+
+    // what can no longer be aggregated is forgotten: a long-running process keeps no event forever
+    expect(recorder.aggregating).to.equal(1);
+    await clock.advance(11 * 60_000);
+    await recorder.event(object, 'Normal', 'Tested', 'another');
+    expect(recorder.aggregating).to.equal(1);
   });
 });

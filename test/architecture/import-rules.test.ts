@@ -31,12 +31,12 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const LEVELS: Record<string, readonly (readonly string[])[]> = {
   api: [['validation', 'well-known', 'yaml'], ['schema', 'scripts'], ['objects']],
-  runtime: [['kube']],
+  runtime: [['kube', 'cli']],
   'node-agent': [
     ['process', 'fs'],
     ['systemd', 'registry', 'planner'],
     ['applier'],
-    ['bootstrap'],
+    ['bootstrap', 'plan-view'],
     ['controllers'],
     ['agent'],
     ['cli'],
@@ -66,7 +66,7 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
   controllers: [
     ['migration', 'node-delay', 'operatingsystemconfig', 'os-local', 'token-labels', 'token-requestor'],
   ],
-  cli: [],
+  cli: [['plan']],
 };
 
 const BUNDLE_SAFE = ['api', 'runtime', 'node-agent'];

@@ -5,10 +5,15 @@
  * lines of a file. A Cluster that a Gardener API server would not have admitted is reported field
  * by field instead of being rendered into objects an API server rejects.
  */
-import type { KubeletConfig } from '../schema/kubelet-config.js';
-import type { Shoot, Worker } from '../schema/shoot.js';
-import type { FieldError } from './field-error.js';
-import { dns1123LabelProblems, labelValueProblems, qualifiedNameProblems } from './label-validation.js';
+
+import type { FieldError } from '../validation/field-error.js';
+import {
+  dns1123LabelProblems,
+  labelValueProblems,
+  qualifiedNameProblems,
+} from '../validation/label-validation.js';
+import type { KubeletConfig } from './kubelet-config.js';
+import type { Shoot, Worker } from './shoot.js';
 
 /** Gardener's maxWorkerNameLength. */
 export const MAX_WORKER_NAME_LENGTH = 15;

@@ -7,13 +7,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { formatFieldErrors } from '../api/index.js';
 import { runControllerManager } from '../controllers/index.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName } from '../runtime/cli/input-file.js';
 import { createLogger } from '../runtime/logging.js';
 import {
   type ControllerManagerConfiguration,
   parseControllerManagerConfiguration,
 } from '../seed/manager/config.js';
-import { UsageError } from './exit-codes.js';
 import { readInput } from './render-input.js';
 
 export interface ControllerManagerOptions {

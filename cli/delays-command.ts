@@ -16,9 +16,9 @@ import {
   stringifyYaml,
 } from '../api/index.js';
 import { assignDelays, type DelayAssignment, type DelayNode } from '../controllers/node-delay/index.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
-import { UsageError } from './exit-codes.js';
 import { readInput } from './render-input.js';
 
 export interface DelaysOptions {

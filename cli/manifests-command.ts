@@ -10,9 +10,9 @@ import {
   controllerManagerObjects,
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
 import { loadControllerManagerConfiguration } from './controller-manager-command.js';
-import { UsageError } from './exit-codes.js';
 
 export interface ManifestsOptions {
   readonly config: string;

@@ -12,10 +12,10 @@ import {
   type PlanFormat,
   type PlanView,
 } from '../node-agent/plan-view/index.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../runtime/cli/exit-status.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
-import { UsageError } from './exit-codes.js';
 import { planFleet, type RenderedShoot } from './plan/fleet-plan.js';
 import { poolOscs } from './plan/pool-oscs.js';
 import { DEFAULT_NOW, type RenderSource, renderSource } from './render-command.js';

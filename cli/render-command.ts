@@ -17,9 +17,9 @@ import {
 import { NodeConfigurationChart, type RenderTarget } from '../charts/node-configuration-chart.js';
 import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
-import { UsageError } from './exit-codes.js';
 import {
   decodeClusterInput,
   decodeValuesInput,

@@ -16,9 +16,9 @@ import {
 } from '../api/index.js';
 import { unknownFieldMessage, unknownShootFields } from '../api/schema/unknown-fields.js';
 import { type RenderValues, RenderValuesSchema } from '../charts/values/render-values.js';
+import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName, readInputFile } from '../runtime/cli/input-file.js';
 import { isSystemError, systemErrorReason } from '../runtime/cli/system-error.js';
-import { UsageError } from './exit-codes.js';
 
 export class InputError extends UsageError {
   constructor(what: string, errors: readonly FieldError[]) {

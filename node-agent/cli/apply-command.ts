@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { stringifyYaml } from '../../api/index.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { logLevelOption } from '../../runtime/cli/help.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
@@ -16,7 +17,6 @@ import { RecordingSystemd } from '../systemd/recording-systemd.js';
 import { SystemctlSystemd } from '../systemd/systemctl-systemd.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { CliIo } from './cli-io.js';
-import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
 

@@ -10,13 +10,13 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { runBootstrap } from '../bootstrap/bootstrap.js';
 import { type Disk, RecordingDisk, ScriptDisk } from '../bootstrap/disk.js';
 import { NODE_AGENT_VERSION } from '../version.js';
 import { SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
-import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
 

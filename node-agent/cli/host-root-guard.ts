@@ -4,7 +4,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from './exit-codes.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 
 export const REFUSE_HOST_ROOT_ENV = 'NODE_AGENT_REFUSE_HOST_ROOT';
 

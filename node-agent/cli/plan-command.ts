@@ -5,6 +5,7 @@
  */
 import { type Command, Option } from 'commander';
 import { stringifyYaml } from '../../api/index.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../../runtime/cli/exit-status.js';
 import { stdinConflict } from '../../runtime/cli/input-file.js';
 import {
@@ -18,7 +19,6 @@ import {
 } from '../plan-view/index.js';
 import { computePlan } from '../planner/compute-plan.js';
 import type { CliIo } from './cli-io.js';
-import { UsageError } from './exit-codes.js';
 import { readOsc } from './read-osc.js';
 
 interface PlanFlags {

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { formatFieldErrors, ValidationError } from '../../api/index.js';
 import { addCompletionCommand } from '../../runtime/cli/completion.js';
+import { EXIT, UsageError } from '../../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../../runtime/cli/exit-status.js';
 import { addCliHabits } from '../../runtime/cli/help.js';
 import { isSystemError, systemErrorLine } from '../../runtime/cli/system-error.js';
@@ -13,7 +14,6 @@ import { NODE_AGENT_VERSION } from '../version.js';
 import { addApplyCommand } from './apply-command.js';
 import { addBootstrapCommand } from './bootstrap-command.js';
 import { type CliIo, processIo } from './cli-io.js';
-import { EXIT, UsageError } from './exit-codes.js';
 import { addPlanCommand } from './plan-command.js';
 import { addRunCommand } from './run-command.js';
 

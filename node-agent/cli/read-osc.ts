@@ -6,10 +6,10 @@ import {
   goDocumentText,
   type OperatingSystemConfig,
 } from '../../api/index.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { inputName, readInputFile, readProcessStdin, STDIN } from '../../runtime/cli/input-file.js';
 import { isSystemError, systemErrorReason } from '../../runtime/cli/system-error.js';
 import { oscContentProblems } from '../applier/validate-osc.js';
-import { UsageError } from './exit-codes.js';
 
 /** The text of a file named by `option`; `-` is standard input. */
 export function readText(option: string, file: string, readStdin: () => string = readProcessStdin): string {

@@ -10,6 +10,7 @@ import {
   PATH,
   ValidationError,
 } from '../../api/index.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../../runtime/cli/input-file.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runAgent } from '../agent/run-agent.js';
@@ -17,7 +18,6 @@ import type { ContainerdCheck } from '../controllers/healthcheck/containerd-heal
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
 import { imagesFrom, SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
 import type { CliIo } from './cli-io.js';
-import { UsageError } from './exit-codes.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument, readText } from './read-osc.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type DelaysOptions, runDelays } from '../../cli/delays-command.js';
-import { UsageError } from '../../cli/exit-codes.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { runMain } from './run-main.js';
 
 const NODES = `apiVersion: v1

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parseYaml, stringifyYaml } from '../../api/index.js';
-import { UsageError } from '../../cli/exit-codes.js';
 import { DEFAULT_NOW, parseFeatureGates, render } from '../../cli/render-command.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { expectGolden } from '../golden.js';
 
 const run = promisify(execFile);

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadNodeAgentConfiguration, PATH, stringifyYaml } from '../../../api/index.js';
 import { restConfig } from '../../../node-agent/agent/rest-config.js';
-import { UsageError } from '../../../node-agent/cli/exit-codes.js';
 import { withApiServerOverrides } from '../../../node-agent/cli/run-command.js';
+import { UsageError } from '../../../runtime/cli/exit-codes.js';
 import { runCli } from '../support/cli-run.js';
 import { useTempDirs } from '../support/harness.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { systemdFrom } from '../../../node-agent/cli/apply-command.js';
-import { UsageError } from '../../../node-agent/cli/exit-codes.js';
 import { parseRecording, RecordingSystemd } from '../../../node-agent/systemd/recording-systemd.js';
+import { UsageError } from '../../../runtime/cli/exit-codes.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { useTempDirs } from '../support/harness.js';
 

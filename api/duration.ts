@@ -13,7 +13,9 @@ const UNITS: Record<string, number> = {
   h: 3600e9,
 };
 
+/** Durations are integer nanoseconds. */
 export const NANOS_PER_SECOND = 1e9;
+export const NANOS_PER_MILLISECOND = 1e6;
 
 export class DurationSyntaxError extends Error {
   constructor(text: string, reason: string) {

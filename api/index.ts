@@ -10,6 +10,7 @@ export * from './node-agent-unit.js';
 export * from './objects/osc-secret.js';
 export * from './objects/osc-wire.js';
 export * from './objects/shoot-access-secret.js';
+export * from './reconciliation-delay.js';
 export * from './schema/cloud-profile.js';
 export * from './schema/cluster.js';
 export * from './schema/host-path.js';

@@ -3,6 +3,7 @@
  * operatingsystemconfig, migration, token-requestor (direct mode) and os-local over the seed;
  * node-delay and token-labels per selected shoot. seed/manager runs them while it leads.
  */
+import { NANOS_PER_MILLISECOND } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
 import type { SeedControllerStarter, ShootControllerStarter } from '../seed/manager/context.js';
 import {
@@ -28,7 +29,9 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
   const shoot: ShootControllerStarter[] = [];
   const { nodeDelay, tokenLabels } = config.controllers;
   if (nodeDelay.enabled)
-    shoot.push((ctx, env) => startNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * 1e6 }));
+    shoot.push((ctx, env) =>
+      startNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND }),
+    );
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   return { seed, shoot };

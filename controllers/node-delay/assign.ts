@@ -17,8 +17,7 @@
  *
  * Pure and deterministic: the output depends only on the input (nodes in any order).
  */
-import { formatGoDuration, parseGoDuration } from '../../api/index.js';
-import { compareBytes } from './upstream.js';
+import { compareGoStrings, formatGoDuration, parseDelayAnnotation } from '../../api/index.js';
 
 export interface DelayNode {
   readonly name: string;
@@ -63,17 +62,6 @@ export class DelayInputError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DelayInputError';
-  }
-}
-
-/** The annotation's value in nanoseconds, or undefined if it is missing, unparsable or negative. */
-export function parseDelayAnnotation(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value = parseGoDuration(text);
-    return value >= 0 ? value : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -145,13 +133,13 @@ export function interleaveByZone<T extends { readonly name: string; readonly zon
   items: readonly T[],
 ): T[] {
   const groups = new Map<string, T[]>();
-  for (const item of [...items].sort((a, b) => compareBytes(a.name, b.name))) {
+  for (const item of [...items].sort((a, b) => compareGoStrings(a.name, b.name))) {
     const zone = item.zone ?? '';
     const group = groups.get(zone);
     if (group) group.push(item);
     else groups.set(zone, [item]);
   }
-  const zones = [...groups.keys()].sort(compareBytes);
+  const zones = [...groups.keys()].sort(compareGoStrings);
   const next = new Map(zones.map((z) => [z, 0]));
   const lastUsed = new Map(zones.map((z) => [z, -1]));
   const out: T[] = [];
@@ -425,7 +413,7 @@ function validate(input: AssignDelaysInput): void {
 /** Assigns every node a delay in [minDelay, maxDelay]; see the file comment and docs/node-delay.md. */
 export function assignDelays(input: AssignDelaysInput): DelayAssignment {
   validate(input);
-  const nodes = [...input.nodes].sort((a, b) => compareBytes(a.name, b.name));
+  const nodes = [...input.nodes].sort((a, b) => compareGoStrings(a.name, b.name));
   const n = nodes.length;
   const names = new Set(nodes.map((node) => node.name));
   const previous = nodes.map(
@@ -492,7 +480,7 @@ export function assignDelays(input: AssignDelaysInput): DelayAssignment {
 
   const order = nodes
     .map((node, index) => ({ node, index, value: values[index]! }))
-    .sort((a, b) => a.value - b.value || compareBytes(a.node.name, b.node.name));
+    .sort((a, b) => a.value - b.value || compareGoStrings(a.node.name, b.node.name));
   const delays = new Map(order.map((x) => [x.node.name, x.value]));
   const patches = order
     .filter((x) => x.node.annotation === undefined || x.node.annotation !== formatGoDuration(x.value))

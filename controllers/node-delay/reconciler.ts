@@ -18,10 +18,11 @@ import {
   type MaxDelay,
   maxDelayFromShoot,
   NANOS_PER_SECOND,
+  parseDelayAnnotation,
 } from '../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { assignDelays, type DelayAssignment, type DelayNode, parseDelayAnnotation } from './assign.js';
+import { assignDelays, type DelayAssignment, type DelayNode } from './assign.js';
 
 /** The fields of a Node the assignment reads; everything else is ignored (tolerant in). */
 const NodeSubset = z.object({

@@ -6,13 +6,13 @@
  * event sequence in the same run. Seeded, so the figures repeat exactly (only timings vary).
  * `npx tsx hack/bench/node-delay.ts > hack/bench/node-delay.out.txt`.
  */
+import { upstreamDelays } from '../../api/index.js';
 import {
   assignDelays,
   longestZoneRun,
   mostOverlapping,
   sameZoneNeighbours,
   smallestGap,
-  upstreamDelays,
 } from '../../controllers/node-delay/index.js';
 
 const S = 1e9;

@@ -117,7 +117,6 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       hostName: host,
       kubernetesVersion: osc.kubernetesVersion ? formatSemVer(osc.kubernetesVersion) : '',
       syncPeriodMs: (osc.syncPeriod ?? 600e9) / 1e6,
-      syncJitterPeriodNanos: osc.syncJitterPeriod ?? 300e9,
       root: o.root,
       systemd,
       images: o.images,

@@ -11,8 +11,6 @@ import {
   mostOverlapping,
   sameZoneNeighbours,
   smallestGap,
-  upstreamDelayAt,
-  upstreamDelays,
 } from '../../controllers/node-delay/index.js';
 
 const S = 1e9;
@@ -30,34 +28,6 @@ function nodes(spec: string): DelayNode[] {
 function text(result: DelayAssignment): string {
   return [...result.delays].map(([name, delay]) => `${name}=${formatGoDuration(delay)}`).join(' ');
 }
-
-describe('node-delay: upstream formula (N-TV-33, S-TV-6)', () => {
-  it('N-TV-33: min + index × (max − min) / n, truncated to nanoseconds', () => {
-    expect([0, 1, 2].map((i) => upstreamDelayAt(i, 3, 0, FIVE_MINUTES))).to.deep.equal([0, 100 * S, 200 * S]);
-    expect(upstreamDelayAt(0, 1, 0, FIVE_MINUTES)).to.equal(0);
-    expect(upstreamDelayAt(3, 4, 0, FIVE_MINUTES)).to.equal(225 * S);
-    expect(upstreamDelayAt(1, 7, 0, FIVE_MINUTES)).to.equal(42_857_142_857);
-    expect(formatGoDuration(upstreamDelayAt(1, 7, 0, FIVE_MINUTES))).to.equal('42.857142857s');
-  });
-
-  it('S-TV-6: jitter 5s, nodes "1".."5" → (k−1)s; a single node → 0', () => {
-    const delays = upstreamDelays(['1', '2', '3', '4', '5'], 0, 5 * S);
-    expect(['1', '2', '3', '4', '5'].map((k) => delays.get(k))).to.deep.equal([0, S, 2 * S, 3 * S, 4 * S]);
-    expect(upstreamDelays(['1'], 0, 5 * S).get('1')).to.equal(0);
-  });
-
-  it('S-TV-6: 15 nodes, node "8" is sorted index 13 → 4333333333ns', () => {
-    const names = Array.from({ length: 15 }, (_, i) => String(i + 1));
-    const delays = upstreamDelays(names, 0, 5 * S);
-    expect(delays.get('8')).to.equal(4_333_333_333);
-    expect(delays.get('10')).to.equal(upstreamDelayAt(1, 15, 0, 5 * S));
-  });
-
-  it('sorts byte-wise, as Go does', () => {
-    const delays = upstreamDelays(['b', 'B', 'a'], 0, 3 * S);
-    expect([...delays.keys()]).to.deep.equal(['B', 'a', 'b']);
-  });
-});
 
 describe('node-delay: assignment, literal vectors', () => {
   it('no nodes → nothing; one node → the minimum', () => {

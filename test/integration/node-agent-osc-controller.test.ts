@@ -95,7 +95,6 @@ describe('node agent OSC controller against a real API server', function () {
         hostName: nodeName,
         kubernetesVersion: '1.2.3',
         syncPeriodMs: 600_000,
-        syncJitterPeriodNanos: 5e9,
         root,
         systemd,
         images: new DirectoryImageExtractor(images),

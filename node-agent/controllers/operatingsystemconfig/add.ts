@@ -5,7 +5,12 @@
  * after this node's reconciliation delay; annotation-only changes not at all.
  */
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
-import { LABEL, NAMESPACE_KUBE_SYSTEM, oscSecretUpdateChangesOsc } from '../../../api/index.js';
+import {
+  LABEL,
+  NAMESPACE_KUBE_SYSTEM,
+  NANOS_PER_MILLISECOND,
+  oscSecretUpdateChangesOsc,
+} from '../../../api/index.js';
 import { Controller } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import { Informer } from '../../../runtime/kube/informer.js';
@@ -31,7 +36,6 @@ export interface OscControllerOptions {
   readonly hostName: string;
   readonly kubernetesVersion: string;
   readonly syncPeriodMs: number;
-  readonly syncJitterPeriodNanos: number;
   readonly root: string;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
@@ -90,7 +94,7 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     log,
     metrics: o.metrics,
   });
-  const delay = new ReconciliationDelay(o.syncJitterPeriodNanos);
+  const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;
   secrets.on({
     add: () => controller.queue.add(key),
@@ -98,10 +102,10 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
       if (!oscSecretUpdateChangesOsc(previous, next)) return;
       const d = delay.compute(node());
       log.info(
-        { controller: CONTROLLER_NAME, delayMs: d.nanos / 1e6, source: d.source },
+        { controller: CONTROLLER_NAME, delayMs: d.nanos / NANOS_PER_MILLISECOND, source: d.source },
         'Enqueued secret with operating system config with a jitter period',
       );
-      controller.queue.addAfter(key, d.nanos / 1e6);
+      controller.queue.addAfter(key, d.nanos / NANOS_PER_MILLISECOND);
     },
   });
   secrets.start(signal);

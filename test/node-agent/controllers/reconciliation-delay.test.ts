@@ -1,9 +1,6 @@
 import { expect } from 'chai';
 import { parseGoDuration } from '../../../api/index.js';
-import {
-  indexDelay,
-  ReconciliationDelay,
-} from '../../../node-agent/controllers/operatingsystemconfig/reconciliation-delay.js';
+import { ReconciliationDelay } from '../../../node-agent/controllers/operatingsystemconfig/reconciliation-delay.js';
 
 function node(
   name: string,
@@ -16,7 +13,7 @@ function node(
 
 describe('node agent reconciliation delay (node-side §7.2)', () => {
   it('N-TV-05: from the annotation, falling back to the last valid value', () => {
-    const d = new ReconciliationDelay(0);
+    const d = new ReconciliationDelay();
     expect(d.compute(node('')).nanos).to.equal(0);
     expect(d.compute(node('n')).nanos, 'no annotation, no previous').to.equal(0);
     expect(d.compute(node('n', 'fjj123hi')).nanos, 'invalid, no previous').to.equal(0);
@@ -31,22 +28,15 @@ describe('node agent reconciliation delay (node-side §7.2)', () => {
     });
   });
 
-  it('uses the index formula with syncJitterPeriod when no valid annotation was ever seen (upstream: 0)', () => {
-    const d = new ReconciliationDelay(5e9);
-    const names = ['1', '2', '3', '4', '5'];
-    expect(d.compute(node('3'), () => names)).to.deep.include({ nanos: 2e9, source: 'index-formula' });
-  });
-
-  it('S-TV-6 and N-TV-33: the index formula', () => {
-    const five = ['1', '2', '3', '4', '5'];
-    for (const k of [1, 2, 3, 4, 5]) expect(indexDelay(String(k), five, 0, 5e9)).to.equal((k - 1) * 1e9);
-    const fifteen = Array.from({ length: 15 }, (_, i) => String(i + 1));
-    expect(indexDelay('8', fifteen, 0, 5e9)).to.equal(4_333_333_333);
-    expect(indexDelay('', fifteen, 0, 5e9)).to.equal(0);
-    expect(indexDelay('1', ['1'], 0, 5e9)).to.equal(0);
-    const n = (count: number) => Array.from({ length: count }, (_, i) => `node-${i}`);
-    expect(n(3).map((name) => indexDelay(name, n(3), 0, 300e9))).to.deep.equal([0, 100e9, 200e9]);
-    expect(indexDelay('node-3', n(4), 0, 300e9)).to.equal(225e9);
-    expect(indexDelay('node-1', n(7), 0, 300e9)).to.equal(42_857_142_857);
+  it('N13: 0 when no valid annotation was ever seen (as v1.94+), saying why', () => {
+    expect(new ReconciliationDelay().compute(node('3'))).to.deep.equal({
+      nanos: 0,
+      source: 'none-seen',
+      reason: 'annotation node-agent.gardener.cloud/reconciliation-delay is missing',
+    });
+    expect(new ReconciliationDelay().compute(node('3', '-1s'))).to.deep.include({
+      nanos: 0,
+      source: 'none-seen',
+    });
   });
 });

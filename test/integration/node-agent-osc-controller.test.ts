@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
 import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
@@ -15,6 +16,7 @@ import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { runtimeMetrics } from '../../runtime/metrics.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
@@ -86,6 +88,12 @@ describe('node agent OSC controller against a real API server', function () {
     const other = secretBody(`${secretName}-other`, oscV2());
     await core.createNamespacedSecret({ namespace: 'kube-system', body: other.body });
     let restarts = 0;
+    const metrics = runtimeMetrics(new Registry());
+    /** Reconciles of the secret so far (any result). */
+    const reconciles = async () =>
+      (await metrics.reconcileTotal.get()).values
+        .filter((v) => v.labels.controller === 'operatingsystemconfig')
+        .reduce((sum, v) => sum + v.value, 0);
     const agent = startOscController(
       {
         http: new KubeHttp(env.kubeConfig),
@@ -100,6 +108,7 @@ describe('node agent OSC controller against a real API server', function () {
         images: new DirectoryImageExtractor(images),
         recorder: new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'gardener-node-agent' }),
         restartSelf: () => restarts++,
+        metrics,
       },
       stop.signal,
     );
@@ -126,13 +135,24 @@ describe('node agent OSC controller against a real API server', function () {
     });
     expect(events[0]!.message).to.equal('Operating system config has been applied successfully');
 
-    // an annotation-only change is not an OSC change
+    // an annotation-only change is not an OSC change: nothing is even queued (a reconcile of an
+    // unchanged OSC would do nothing either, so the systemd calls alone cannot tell)
     const opsBefore = systemd.ops.length;
+    const reconcilesBefore = await reconciles();
+    const key = `kube-system/${secretName}`;
+    const dueBefore = agent.controller.queue.dueAt(key); // the periodic resync
     await core.patchNamespacedSecret(
       { name: secretName, namespace: 'kube-system', body: { metadata: { annotations: { unrelated: 'x' } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await sleep(1500);
+    await eventually("the annotation in the agent's cache", () =>
+      agent.secrets.get(secretName, 'kube-system')?.metadata?.annotations?.unrelated === 'x'
+        ? true
+        : undefined,
+    );
+    expect(agent.controller.queue.dueAt(key), 'not queued after its delay').to.equal(dueBefore);
+    await sleep(3500); // past the node's 3 s delay
+    expect(await reconciles(), 'no reconcile').to.equal(reconcilesBefore);
     expect(systemd.ops.length).to.equal(opsBefore);
 
     // a change of osc.yaml waits for the node's reconciliation delay (3 s)

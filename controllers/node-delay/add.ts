@@ -13,13 +13,9 @@ import type { Informer } from '../../runtime/kube/informer.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
-import {
-  type NodeDelayPatchBody,
-  NodeDelayReconciler,
-  type NodeObject,
-  type NodePatcher,
-  nodeDelayMetrics,
-} from './reconciler.js';
+import type { NodeDelayPatchBody, NodeObject } from './decide.js';
+import { nodeDelayMetrics } from './metrics.js';
+import { NodeDelayReconciler, type NodePatcher } from './reconciler.js';
 
 export const NODE_DELAY_CONTROLLER_NAME = 'node-delay';
 

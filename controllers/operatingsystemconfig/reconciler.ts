@@ -14,16 +14,13 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import {
   type Cluster,
-  DATA_KEY,
   decodeCluster,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   formatFieldErrors,
   instantFromDate,
   LABEL_VALUE,
-  type ManagedResource,
   type OperatingSystemConfig,
 } from '../../api/index.js';
-import type { OsExtensionRendering } from '../../charts/managed-resource/legacy-executor.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
@@ -33,18 +30,17 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { ObjectSetApi } from '../../seed/direct-apply/apply.js';
 import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
-import { createIfAbsent, createOrMergePatch } from '../../seed/kube/seed-writes.js';
+import { createOrMergePatch } from '../../seed/kube/seed-writes.js';
 import { type ControllerManagerConfiguration, clusterSelected } from '../../seed/manager/config.js';
 import { type ClusterObject, clusterEventObject } from '../../seed/manager/context.js';
 import type { SeedValues } from '../../seed/manager/seed-render-values.js';
 import { readMigrationState } from '../../seed/migration-state/state.js';
 import type { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
-import { cleanUpShoot, deleteOsc, pruneManagedResourceSecrets } from './clean-up.js';
+import { cleanUpShoot, deleteOsc } from './clean-up.js';
 import {
   type ClusterDecision,
   decideCluster,
   finalizersWith,
-  managedResourceWrites,
   migrationInput,
   objectsToWrite,
   oscWrites,
@@ -54,6 +50,7 @@ import {
 import type { OscControllerMetrics } from './metrics.js';
 import { nodeStatus } from './node-status.js';
 import { seedObjects } from './rendered.js';
+import { applyManagedResources, osExtensionRenderings } from './shoot-objects.js';
 
 /** What the reconcile calls on the seed's API. */
 export type OscSeedApi = Pick<
@@ -219,10 +216,13 @@ export class OscReconciler {
     const final = renderNodeConfiguration({
       ...input,
       reconciledOscs: ready.ready,
-      ...(input.legacyNodes ? { osExtension: await this.osExtensionRenderings(ready.ready) } : {}),
+      ...(input.legacyNodes ? { osExtension: await osExtensionRenderings(this.o.seed, ready.ready) } : {}),
     });
     if (this.o.config.applyMode === 'direct') await this.applyDirectly(namespace, final.seed, ctx.log);
-    else await this.applyManagedResources(namespace, seedObjects(final.seed));
+    else
+      await applyManagedResources(this.o.seed, namespace, seedObjects(final.seed), (what, run) =>
+        this.write(what, run),
+      );
 
     // 5. stale OSCs (removed pools, renamed keys)
     for (const osc of staleOscs(desired.oscs, liveOscs.values()))
@@ -253,31 +253,6 @@ export class OscReconciler {
     return { requeueAfterMs: WAIT_INTERVAL_MS };
   }
 
-  /** What the OS extension produced for each reconcile OSC (the legacy executor carries it). */
-  private async osExtensionRenderings(oscs: ReadonlyMap<string, OperatingSystemConfig>) {
-    const out = new Map<string, OsExtensionRendering>();
-    for (const osc of oscs.values()) {
-      const ref = osc.status?.cloudConfig?.secretRef;
-      if (osc.spec.purpose !== 'reconcile' || !ref) continue;
-      const secret = await this.o.seed.getIfExists<V1Secret>(RESOURCE.secret, {
-        name: ref.name,
-        namespace: ref.namespace ?? osc.metadata.namespace ?? '',
-      });
-      out.set(osc.metadata.name ?? '', {
-        cloudConfig: Buffer.from(secret?.data?.[DATA_KEY.cloudConfig] ?? '', 'base64').toString('utf8'),
-        command: osc.status?.command,
-        units: osc.status?.units ?? [],
-        files: osc.status?.files ?? [],
-      });
-    }
-    return (osc: OperatingSystemConfig) => {
-      const rendering = out.get(osc.metadata.name ?? '');
-      if (!rendering)
-        throw new Error(`no OS extension output for OperatingSystemConfig ${osc.metadata.name}`);
-      return rendering;
-    };
-  }
-
   private async applyDirectly(namespace: string, objects: readonly { kind: string }[], log: Logger) {
     if (!this.o.applier) throw new Error('applyMode direct needs a shoot applier');
     const shoot = this.o.shoot(namespace);
@@ -286,40 +261,6 @@ export class OscReconciler {
     await this.write(`the shoot objects of ${namespace}`, () =>
       this.o.applier!.applySets(shoot.client, objects as never, log),
     );
-  }
-
-  private async applyManagedResources(namespace: string, rendered: ReturnType<typeof seedObjects>) {
-    for (const mr of rendered.managedResources) {
-      const name = mr.metadata.name ?? '';
-      const live = await this.o.seed.getIfExists<ManagedResource>(RESOURCE.managedResource, {
-        name,
-        namespace,
-      });
-      const writes = managedResourceWrites(mr, live);
-      if (writes.createSecrets) {
-        const referenced = new Set(mr.spec.secretRefs.map((r) => r.name));
-        for (const secret of rendered.managedResourceSecrets.filter((s) =>
-          referenced.has(s.metadata.name ?? ''),
-        ))
-          await this.write(`Secret ${namespace}/${secret.metadata.name}`, () =>
-            createIfAbsent(this.o.seed, RESOURCE.secret, secret),
-          );
-      }
-      // secretRefs is a list the API replaces wholesale on a merge patch: exactly what we want
-      if (writes.writeManagedResource)
-        await this.write(`ManagedResource ${namespace}/${name}`, () =>
-          createOrMergePatch(this.o.seed, RESOURCE.managedResource, mr),
-        );
-      if (writes.pruneSecrets)
-        await this.write(`the stale secrets of ManagedResource ${namespace}/${name}`, () =>
-          pruneManagedResourceSecrets(
-            this.o.seed,
-            namespace,
-            name,
-            mr.spec.secretRefs.map((r) => r.name),
-          ),
-        );
-    }
   }
 
   /** Reports the node status; false when it is unknown (the shoot not running, its caches not filled). */

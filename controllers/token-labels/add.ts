@@ -15,12 +15,11 @@ import type { ProcessContext, RunningController, ShootContext } from '../../seed
 import {
   type AccessTokenLabelPatch,
   type SecretObject,
-  type SecretPatcher,
   type TargetSecret,
-  TokenLabelsReconciler,
   targetsFromShootAccessSecrets,
-  tokenLabelsMetrics,
-} from './reconciler.js';
+} from './decide.js';
+import { tokenLabelsMetrics } from './metrics.js';
+import { type SecretPatcher, TokenLabelsReconciler } from './reconciler.js';
 
 export const TOKEN_LABELS_CONTROLLER_NAME = 'token-labels';
 

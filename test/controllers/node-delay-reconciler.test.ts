@@ -9,7 +9,7 @@ import {
   nodeDelayMetrics,
   type PatchOutcome,
   planNodeDelays,
-} from '../../controllers/node-delay/reconciler.js';
+} from '../../controllers/node-delay/index.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { silentLogger } from '../../runtime/logging.js';
 

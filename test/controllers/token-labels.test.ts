@@ -10,7 +10,7 @@ import {
   TokenLabelsReconciler,
   targetsFromShootAccessSecrets,
   tokenLabelsMetrics,
-} from '../../controllers/token-labels/reconciler.js';
+} from '../../controllers/token-labels/index.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { SHOOT_ACCESS_SELECTOR } from '../../seed/manager/seed-informers.js';

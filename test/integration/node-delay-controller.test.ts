@@ -22,8 +22,8 @@ import {
   type RunningNodeDelayController,
   startNodeDelayController,
 } from '../../controllers/node-delay/add.js';
-import { sameZoneNeighbours, smallestGap } from '../../controllers/node-delay/metrics.js';
-import { nodeDelayMetrics } from '../../controllers/node-delay/reconciler.js';
+import { sameZoneNeighbours, smallestGap } from '../../controllers/node-delay/measures.js';
+import { nodeDelayMetrics } from '../../controllers/node-delay/metrics.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';

@@ -15,7 +15,7 @@ import {
   type RunningTokenLabelsController,
   startTokenLabelsController,
 } from '../../controllers/token-labels/add.js';
-import { tokenLabelsMetrics } from '../../controllers/token-labels/reconciler.js';
+import { tokenLabelsMetrics } from '../../controllers/token-labels/metrics.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';

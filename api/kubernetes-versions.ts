@@ -18,8 +18,6 @@ export const SUPPORTED_KUBERNETES_MINORS = [
   '1.34',
 ] as const;
 
-export type SupportedKubernetesMinor = (typeof SUPPORTED_KUBERNETES_MINORS)[number];
-
 /** Gardener's `~X.Y` check on a version with pre-release and build metadata stripped. */
 export function isSupportedKubernetesVersion(v: SemVer): boolean {
   return (SUPPORTED_KUBERNETES_MINORS as readonly string[]).includes(majorMinor(v));

@@ -2,7 +2,7 @@
  * Prometheus metrics of the runtime, with controller-runtime's names so existing dashboards and
  * alerts keep working. One set per registry (each process, or each test, has its own).
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface RuntimeMetrics {
   readonly registry: Registry;
@@ -91,9 +91,4 @@ export function runtimeMetrics(registry: Registry): RuntimeMetrics {
   };
   byRegistry.set(registry, metrics);
   return metrics;
-}
-
-/** A registry with Node.js process metrics, for a process's /metrics endpoint. */
-export function processRegistry(): Registry {
-  return new Registry();
 }

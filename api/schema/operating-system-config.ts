@@ -130,4 +130,3 @@ export type OscStatus = z.output<typeof StrictOsc.Status>;
 export type OscUnit = z.output<typeof StrictOsc.Unit>;
 export type OscDropIn = z.output<typeof StrictOsc.DropIn>;
 export type OscFile = z.output<typeof StrictOsc.File>;
-export type OscFileContent = z.output<typeof StrictOsc.FileContent>;

@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
-import { ANNOTATION, LABEL, NAMESPACE_KUBE_SYSTEM, PATH, readOscSecret } from '../../../api/index.js';
+import { ANNOTATION, LABEL, PATH, readOscSecret } from '../../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
@@ -103,5 +103,3 @@ export class OscReconciler {
     await this.o.client.mergePatch(RESOURCE.node, { name }, body);
   }
 }
-
-export const OSC_SECRET_NAMESPACE = NAMESPACE_KUBE_SYSTEM;

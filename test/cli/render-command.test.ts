@@ -8,6 +8,7 @@ import { parseYaml, stringifyYaml } from '../../api/index.js';
 import { DEFAULT_NOW, parseFeatureGates, render } from '../../cli/render-command.js';
 import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { expectGolden } from '../golden.js';
+import { decodedView } from '../support/decoded-view.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../cli/main.ts');
@@ -25,9 +26,12 @@ async function osc(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+const objects = (options: Partial<Parameters<typeof render>[0]> = {}) =>
+  render({ target: 'seed', now: DEFAULT_NOW, ...options }).objects;
+
 const bytes = (options: Partial<Parameters<typeof render>[0]> = {}) =>
-  render({ target: 'seed', now: DEFAULT_NOW, ...options })
-    .objects.map((o) => stringifyYaml(o))
+  objects(options)
+    .map((o) => stringifyYaml(o))
     .join('---\n');
 
 interface ExampleCluster {
@@ -58,10 +62,12 @@ describe('gardener-osc render', function () {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'render-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('renders the example for the seed and the shoot as reviewed (golden files)', () => {
-    expectGolden('render/example-seed.yaml', bytes());
-    expectGolden('render/example-shoot.yaml', bytes({ target: 'shoot' }));
-    expectGolden('render/example-seed-gate-off.yaml', bytes({ featureGates: 'UseGardenerNodeAgent=false' }));
+  it('renders the example for the seed and the shoot as reviewed (golden files: the bytes, then decoded)', () => {
+    const golden = (name: string, options: Partial<Parameters<typeof render>[0]> = {}) =>
+      expectGolden(name, bytes(options) + decodedView(objects(options)));
+    golden('render/example-seed.yaml');
+    golden('render/example-shoot.yaml', { target: 'shoot' });
+    golden('render/example-seed-gate-off.yaml', { featureGates: 'UseGardenerNodeAgent=false' });
   });
 
   it('is deterministic: twice, and with every input map in another order, the same bytes', () => {

@@ -1,10 +1,11 @@
 /**
- * The demo's scenario end to end (hack/demo/scenario.ts, what `npm run demo` shows) with 5 nodes:
- * a seed and a shoot kube-apiserver, the controller-manager as a child process in direct mode with
- * os-local, one real gardener-node-agent process per node. One shoot goes from the legacy
- * downloader to the agent (every node's initial apply), through a kubelet change rolled out with
- * a 20 s max delay and through an access-token rotation. Alongside, `npm run demo` itself is
- * interrupted with SIGINT while its agents run: nothing may be left behind.
+ * The demo's scenario end to end (hack/demo/scenario.ts, what `npm run demo` shows) with 5 nodes,
+ * step by step as the demo runs it: a seed and a shoot kube-apiserver, the controller-manager as a
+ * child process in direct mode with os-local, one real gardener-node-agent process per node. One
+ * shoot goes 1/4 from the legacy downloader 2/4 to the agent (every node's initial apply), 3/4
+ * through a kubelet change rolled out with a 20 s max delay and 4/4 through an access-token
+ * rotation; then what it measured is summarised. Alongside, `npm run demo` itself is interrupted
+ * with SIGINT while its agents run: nothing may be left behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +13,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { checks, rolloutSvg, summaryTable } from '../../hack/demo/report.js';
-import { runScenario, type ScenarioResult } from '../../hack/demo/scenario.js';
+import {
+  type MigrationOutcome,
+  migrateToAgent,
+  type RolloutOutcome,
+  rollOutKubeletChange,
+  rotateAccessToken,
+  runLegacyNodes,
+  type ScenarioResult,
+  type ScenarioRun,
+  setUp,
+  summarize,
+  type TokenRotationOutcome,
+  tearDown,
+} from '../../hack/demo/scenario.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -112,6 +126,10 @@ function interruptDemo(outDir: string): { child: ChildProcess; done: Promise<Int
 
 describe('e2e: the demo scenario with 5 nodes', function () {
   this.timeout(5 * 60_000);
+  let run: ScenarioRun;
+  let migration: MigrationOutcome;
+  let rollout: RolloutOutcome;
+  let tokens: TokenRotationOutcome;
   let result: ScenarioResult;
   let interrupted: Promise<InterruptedRun>;
   let interruptedChild: ChildProcess | undefined;
@@ -121,18 +139,19 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     // the first run on a machine builds kube-apiserver and etcd (hack/envtest)
     this.timeout(20 * 60_000);
     // the interrupted demo runs alongside: its agents are up long before this scenario ends
-    const run = interruptDemo(outDir);
-    interruptedChild = run.child;
-    interrupted = run.done;
+    const demo = interruptDemo(outDir);
+    interruptedChild = demo.child;
+    interrupted = demo.done;
     interrupted.catch(() => undefined);
-    result = await runScenario({
+    run = await setUp({
       nodes: 5,
       maxDelaySeconds: 20,
       onTimeline: process.env.TEST_LOG ? (e) => process.stderr.write(`${JSON.stringify(e)}\n`) : undefined,
     });
   });
 
-  after(() => {
+  after(async () => {
+    if (run) await tearDown(run);
     try {
       if (interruptedChild?.pid) process.kill(-interruptedChild.pid, 'SIGKILL');
     } catch {
@@ -141,8 +160,25 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     rmSync(outDir, { recursive: true, force: true });
   });
 
-  it('prints the plan of the kubelet change before rolling it out, one line per pool', () => {
-    const plan = result.timeline.filter((e) => e.phase === 'rollout' && e.text.startsWith('plan: '));
+  it("1/4 legacy: with the gate off every node is registered and carries the downloader's state", async () => {
+    await runLegacyNodes(run);
+    for (const node of run.nodes) expect(node.hasLegacyState(), node.name).to.equal(true);
+  });
+
+  it("2/4 migration: every node's first agent apply, the downloader's state gone from its root", async () => {
+    migration = await migrateToAgent(run);
+    expect(migration.nodes.size).to.equal(5);
+    for (const [name, node] of migration.nodes) {
+      expect(node.legacyStateRemoved, name).to.equal(true);
+      // the first apply writes every unit, the agent's own among them: it restarts itself once
+      expect(node.agentRestartedItself, name).to.equal(true);
+      expect(node.unitsRestarted, name).to.include('kubelet.service');
+    }
+  });
+
+  it('3/4 rollout: the plan of the kubelet change, one line per pool, before rolling it out', async () => {
+    rollout = await rollOutKubeletChange(run);
+    const plan = run.timeline.filter((e) => e.phase === 'rollout' && e.text.startsWith('plan: '));
     expect(plan.map((e) => e.text)).to.deep.equal([
       'plan: cpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
       'plan: gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
@@ -150,22 +186,43 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     ]);
   });
 
-  it("converges every node to its pool's checksum", () => {
+  it('3/4 rollout: only the changed unit restarts', () => {
+    for (const [name, node] of rollout.nodes)
+      expect(
+        node.restarts.map((r) => r.unit),
+        name,
+      ).to.deep.equal(['kubelet.service']);
+  });
+
+  it('3/4 rollout: no node applies before its delay, and the applies span at least 10 s of the 20 s window', () => {
+    for (const [name, node] of rollout.nodes) {
+      const { delayMs, enqueuedAt, enqueuedDelayMs, appliedAt } = node;
+      expect(delayMs, name).to.be.within(0, 20_000);
+      expect(enqueuedDelayMs, `${name} waits its node-delay annotation`).to.equal(delayMs);
+      expect(appliedAt - enqueuedAt, `${name} applied before its delay`).to.be.at.least(delayMs);
+    }
+    expect(rollout.spanMs).to.be.at.least(10_000);
+    expect(rollout.maxKubeletRestartsInOneSecond).to.be.at.least(1);
+    expect(rollout.kubeletRestartsPerSecond.reduce((a, b) => a + b, 0)).to.equal(5);
+  });
+
+  it("4/4 token rotation: the access token reaches every node's token file", async () => {
+    tokens = await rotateAccessToken(run);
+    for (const [name, node] of tokens.nodes) {
+      expect(node.ok, name).to.equal(true);
+      expect(node.updatedAt, name).to.be.at.least(tokens.rotatedAt);
+    }
+  });
+
+  it("summary: every node converged to its pool's checksum", async () => {
+    result = await summarize(run, migration, rollout, tokens);
+    await tearDown(run);
     expect(result.nodes).to.have.length(5);
     expect(result.pools.map((p) => p.name).sort()).to.deep.equal(['arm-worker', 'cpu-worker', 'gpu-worker']);
     for (const node of result.nodes) expect(node.rollout.checksumOk, node.name).to.equal(true);
   });
 
-  it("migrates every node: its first agent apply, the downloader's state gone from its root", () => {
-    for (const node of result.nodes) {
-      expect(node.migration.legacyStateRemoved, node.name).to.equal(true);
-      // the first apply writes every unit, the agent's own among them: it restarts itself once
-      expect(node.migration.agentRestartedItself, node.name).to.equal(true);
-      expect(node.migration.unitsRestarted, node.name).to.include('kubelet.service');
-    }
-  });
-
-  it('removes the legacy resources once every node reported, exactly once', () => {
+  it('summary: the legacy resources went once every node reported, exactly once', () => {
     expect(result.migration.statesSeen).to.include.members(['Migrating', 'Completed']);
     expect(result.migration.statesSeen.at(-1)).to.equal('Completed');
     expect(result.migration.legacyLeft).to.deep.equal([]);
@@ -176,34 +233,7 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     expect(result.migration.completedAt).to.be.at.least(lastReport);
   });
 
-  it('restarts only the changed unit in the kubelet rollout', () => {
-    for (const node of result.nodes)
-      expect(
-        node.rollout.restarts.map((r) => r.unit),
-        node.name,
-      ).to.deep.equal(['kubelet.service']);
-  });
-
-  it('applies no node before its delay, and the applies span at least 10 s of the 20 s window', () => {
-    for (const node of result.nodes) {
-      const { delayMs, enqueuedAt, enqueuedDelayMs, appliedAt } = node.rollout;
-      expect(delayMs, node.name).to.be.within(0, 20_000);
-      expect(enqueuedDelayMs, `${node.name} waits its node-delay annotation`).to.equal(delayMs);
-      expect(appliedAt - enqueuedAt, `${node.name} applied before its delay`).to.be.at.least(delayMs);
-    }
-    expect(result.rollout.spanMs).to.be.at.least(10_000);
-    expect(result.rollout.maxKubeletRestartsInOneSecond).to.be.at.least(1);
-    expect(result.rollout.kubeletRestartsPerSecond.reduce((a, b) => a + b, 0)).to.equal(5);
-  });
-
-  it("rotates the access token into every node's token file", () => {
-    for (const node of result.nodes) {
-      expect(node.token.ok, node.name).to.equal(true);
-      expect(node.token.updatedAt, node.name).to.be.at.least(result.tokens.rotatedAt);
-    }
-  });
-
-  it('reports what it measured: every check holds, a table row and a chart row per node', () => {
+  it('summary: every check holds, a table row and a chart row per node, nothing left behind', () => {
     const failed = checks(result).filter((c) => !c.ok);
     expect(failed, JSON.stringify(failed)).to.deep.equal([]);
     const table = summaryTable(result);

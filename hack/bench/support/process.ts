@@ -23,7 +23,8 @@ export function procStatus(pid: number): ProcMemory {
   };
 }
 
-const CLK_TCK = (() => {
+/** Clock ticks per second of the CPU times in /proc/<pid>/stat. */
+export const CLK_TCK = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {

@@ -1,0 +1,21 @@
+/** The OSC under test: the rendered one of the example's first pool plus a probe unit each update changes. */
+import { type OperatingSystemConfig, stringifyYaml } from '../../../api/index.js';
+
+export const PROBE_UNIT = 'bench-probe.service';
+
+export function withProbe(osc: OperatingSystemConfig, generation: number): string {
+  const copy = structuredClone(osc);
+  copy.spec.units = [
+    ...(copy.spec.units ?? []),
+    {
+      name: PROBE_UNIT,
+      enable: true,
+      command: 'start',
+      content:
+        '[Unit]\nDescription=node agent benchmark probe\n' +
+        `# generation ${generation}\n` +
+        '[Service]\nType=oneshot\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n',
+    },
+  ];
+  return stringifyYaml(copy);
+}

@@ -1,0 +1,175 @@
+/**
+ * The benchmark's landscape: a seed and a shoot kube-apiserver (each with an audit log), the
+ * controller-manager's seed identity bound to its chart's ClusterRole, 100 Nodes per pool of the
+ * example in the shoot, and per benchmarked shoot a seed namespace with the secrets-manager
+ * secrets, its own `gardener-internal` (a shoot ServiceAccount bound to the documented shoot role)
+ * and a copy of examples/cluster.yaml as its Cluster.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseYaml } from '../../../api/index.js';
+import {
+  CONTROLLER_MANAGER_NAME,
+  clusterRoleBinding,
+  seedClusterRole,
+  shootClusterRole,
+} from '../../../charts/controller-manager/controller-manager.js';
+import { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
+import { type Envtest, startEnvtest } from '../../../test/integration/envtest.js';
+import { AuditLog } from '../support/audit.js';
+import { ROOT } from '../support/revision.js';
+import { type Cleanups, progress } from '../support/run.js';
+import { MANAGER_NAMESPACE, NODES_PER_POOL, SELECTOR, shootNamespace } from './options.js';
+
+export interface Landscape {
+  readonly seed: Envtest;
+  readonly shoot: Envtest;
+  readonly seedAdmin: KubeClient;
+  readonly shootAdmin: KubeClient;
+  readonly seedAudit: AuditLog;
+  readonly shootAudit: AuditLog;
+  readonly pools: readonly string[];
+  readonly nodes: number;
+  /** The controller-manager's seed kubeconfig (its ServiceAccount, bound to the chart's ClusterRole). */
+  readonly managerKubeconfig: string;
+  stop(): Promise<void>;
+}
+
+export const exampleCluster = () =>
+  parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as {
+    metadata: Record<string, unknown>;
+    spec: { shoot: { spec: { provider: { workers: { name: string; zones?: string[] }[] } } } };
+  };
+
+export async function startLandscape(run: string, dir: string, cleanups: Cleanups): Promise<Landscape> {
+  progress(`${run}: starting a seed and a shoot kube-apiserver`);
+  const [seed, shoot] = await Promise.all([
+    startEnvtest({ name: `bench-cm-seed-${run}` }),
+    startEnvtest({ name: `bench-cm-shoot-${run}` }),
+  ]);
+  const stop = cleanups.push(`API servers of ${run}`, () => Promise.all([seed.stop(), shoot.stop()]));
+  const seedHttp = new KubeHttp(seed.kubeConfig);
+  const shootHttp = new KubeHttp(shoot.kubeConfig);
+  const seedAdmin = new KubeClient(seedHttp);
+  const shootAdmin = new KubeClient(shootHttp);
+
+  await seedAdmin.create(RESOURCE.namespace, { metadata: { name: MANAGER_NAMESPACE } });
+  await seedAdmin.create(RESOURCE.clusterRole, seedClusterRole(CONTROLLER_MANAGER_NAME));
+  await seedAdmin.create(
+    RESOURCE.clusterRoleBinding,
+    clusterRoleBinding(CONTROLLER_MANAGER_NAME, {
+      name: CONTROLLER_MANAGER_NAME,
+      namespace: MANAGER_NAMESPACE,
+    }),
+  );
+  const identity = await seed.kubeConfigForServiceAccount(
+    MANAGER_NAMESPACE,
+    CONTROLLER_MANAGER_NAME,
+    24 * 3600,
+  );
+  const managerKubeconfig = join(dir, `${run}-seed.kubeconfig`);
+  writeFileSync(managerKubeconfig, identity.exportConfig());
+
+  const pools = exampleCluster().spec.shoot.spec.provider.workers.map((w) => ({
+    name: w.name,
+    zones: w.zones?.length ? w.zones : ['zone-a'],
+  }));
+  const nodes = await createNodes(shootAdmin, pools);
+  progress(`${run}: ${nodes} Nodes in ${pools.length} pools`);
+  return {
+    seed,
+    shoot,
+    seedAdmin,
+    shootAdmin,
+    seedAudit: new AuditLog(seed.auditLogPath),
+    shootAudit: new AuditLog(shoot.auditLogPath),
+    pools: pools.map((p) => p.name),
+    nodes,
+    managerKubeconfig,
+    stop: async () => {
+      await Promise.all([seedHttp.close(), shootHttp.close()]);
+      await stop();
+    },
+  };
+}
+
+/** 100 Nodes per pool, spread over the pool's zones, labelled as the machine controller labels them. */
+export async function createNodes(admin: KubeClient, pools: readonly { name: string; zones: string[] }[]) {
+  const version = '1.30.5';
+  const bodies = pools.flatMap((pool) =>
+    Array.from({ length: NODES_PER_POOL }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: `${pool.name}-${String(i).padStart(3, '0')}`,
+        labels: {
+          'worker.gardener.cloud/pool': pool.name,
+          'worker.gardener.cloud/kubernetes-version': version,
+          'worker.gardener.cloud/cri-name': 'containerd',
+          'topology.kubernetes.io/zone': pool.zones[i % pool.zones.length]!,
+          'kubernetes.io/hostname': `${pool.name}-${i}`,
+        },
+      },
+    })),
+  );
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) await admin.create(RESOURCE.node, bodies[next++]!);
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return bodies.length;
+}
+
+export const PEM = (s: string) =>
+  `-----BEGIN CERTIFICATE-----\n${Buffer.from(s).toString('base64')}\n-----END CERTIFICATE-----\n`;
+export const secretData = (data: Record<string, string>) =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+
+export async function createShoots(landscape: Landscape, count: number): Promise<string[]> {
+  const { seed, shoot, seedAdmin, shootAdmin } = landscape;
+  const role = shootClusterRole('managedResource');
+  await shootAdmin.create(RESOURCE.clusterRole, role);
+  await shootAdmin.create(RESOURCE.clusterRoleBinding, {
+    ...clusterRoleBinding(role.metadata.name, { name: 'bench-shoot-0', namespace: 'kube-system' }),
+    subjects: Array.from({ length: count }, (_, i) => ({
+      kind: 'ServiceAccount',
+      name: `bench-shoot-${i}`,
+      namespace: 'kube-system',
+    })),
+  });
+  const namespaces: string[] = [];
+  const sm = { 'managed-by': 'secrets-manager', 'manager-identity': 'gardenlet' };
+  for (let i = 0; i < count; i++) {
+    const namespace = shootNamespace(i);
+    const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
+      seedAdmin.create(RESOURCE.secret, {
+        metadata: { name, namespace, labels },
+        data: secretData(data),
+      });
+    await seedAdmin.create(RESOURCE.namespace, { metadata: { name: namespace } });
+    const access = await shoot.kubeConfigForServiceAccount('kube-system', `bench-shoot-${i}`, 24 * 3600);
+    await secret('gardener-internal', {}, { kubeconfig: access.exportConfig() });
+    await secret('ca-bundle-1', { ...sm, 'bundle-for': 'ca' }, { 'bundle.crt': PEM('bench cluster CA') });
+    await secret(
+      'ca-kubelet-bundle-1',
+      { ...sm, 'bundle-for': 'ca-kubelet' },
+      { 'bundle.crt': PEM('bench kubelet CA') },
+    );
+    await secret(
+      'ssh-keypair-1',
+      { ...sm, name: 'ssh-keypair' },
+      { id_rsa: 'private', 'id_rsa.pub': 'ssh-rsa AAAAbench bench' },
+    );
+    const cluster = exampleCluster();
+    await seedAdmin.create(RESOURCE.cluster, {
+      ...cluster,
+      metadata: { name: namespace, labels: SELECTOR },
+    });
+    namespaces.push(namespace);
+    if ((i + 1) % 10 === 0) progress(`  ${i + 1} of ${count} shoots created`);
+  }
+  void seed;
+  return namespaces;
+}

@@ -56,7 +56,7 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
       'root-certificates',
       'sshd-ensurer',
       'valitail',
-      'var-lib-mount',
+      'var-lib-kubelet-mount',
     ],
     ['node-init'],
     ['original'],

@@ -3,8 +3,9 @@
  * every change of an OSC (its OS extension reporting, say) and of a shoot's recorded migration
  * phase enqueues the namespace it lives in, so waiting costs no polling delay. It reads the
  * Clusters, OSCs and shoot-access secrets from the seed cache and the shoot's Nodes and OSC
- * secrets from the shoot cache. Reconciles of one shoot are serialised with the migration
- * controller's through the shared per-shoot mutex.
+ * secrets from the shoot cache; a shoot whose caches fill (after it started) is enqueued then, so
+ * the node status a reconcile could not know yet is reported without polling. Reconciles of one
+ * shoot are serialised with the migration controller's through the shared per-shoot mutex.
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { OperatingSystemConfig } from '../../api/index.js';
@@ -69,6 +70,19 @@ export function addOscController(seed: SeedContext): RunningController {
     const namespace = o.metadata?.namespace ?? '';
     if (seed.clusters.get(namespace)) controller.queue.add(namespace);
   };
+  /** Once a started shoot's Nodes and OSC secrets are cached, its node status can be reported. */
+  const whenNodesKnown = (namespace: string) => {
+    const running = seed.shoots.get(namespace);
+    if (!running) return;
+    Promise.all([
+      shootNodes(running.cache).waitForSync(running.signal),
+      oscSecrets(running.cache).waitForSync(running.signal),
+    ]).then(
+      () => enqueueNamespace({ metadata: { namespace } }),
+      () => undefined,
+    );
+  };
+  seed.shoots.onStarted(whenNodesKnown);
   const unsubscribes = [
     seed.clusters.subscribe({
       add: enqueueCluster,

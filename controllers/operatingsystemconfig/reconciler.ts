@@ -230,13 +230,13 @@ export class OscReconciler {
         deleteOsc(this.o.seed, osc, this.clock, ctx.log),
       );
 
-    // 6. node status (unknown until the shoot's caches are filled: look again soon then)
-    const known = this.reportNodes(cluster, ctx.log);
+    // 6. node status (unknown until the shoot's caches are filled; add.ts enqueues the shoot then)
+    this.reportNodes(cluster, ctx.log);
     this.o.metrics.pools.set(
       { namespace },
       cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).length,
     );
-    return { requeueAfterMs: known ? this.o.config.controllers.operatingSystemConfig.syncPeriod : RETRY_MS };
+    return { requeueAfterMs: this.o.config.controllers.operatingSystemConfig.syncPeriod };
   }
 
   private waitForExtension(namespace: string, waitingFor: string[], log: Logger): ReconcileResult {
@@ -263,20 +263,20 @@ export class OscReconciler {
     );
   }
 
-  /** Reports the node status; false when it is unknown (the shoot not running, its caches not filled). */
-  private reportNodes(cluster: Cluster, log: Logger): boolean {
+  /** Reports the node status, unless it is unknown (the shoot not running, its caches not filled). */
+  private reportNodes(cluster: Cluster, log: Logger): void {
     const namespace = cluster.name;
     const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
     const role = gate ? LABEL_VALUE.roleOperatingSystemConfig : LABEL_VALUE.roleCloudConfig;
     const state = this.o.shoot(namespace)?.nodeState(cluster, role);
     if (!state) {
       log.info('Shoot not reachable (or its caches not filled yet), node status unknown');
-      return false;
+      return;
     }
     const status = nodeStatus(state);
     this.o.metrics.nodesOutdated.set({ namespace }, status.outdated);
     this.o.metrics.nodesUpToDate.set({ namespace }, Math.max(0, status.total - status.outdated));
-    if (this.lastNodeStatus.get(namespace) === status.summary) return true;
+    if (this.lastNodeStatus.get(namespace) === status.summary) return;
     this.lastNodeStatus.set(namespace, status.summary);
     if (status.problems.length === 0)
       this.event(
@@ -295,7 +295,6 @@ export class OscReconciler {
           .map((p) => p.message)
           .join('\n'),
       );
-    return true;
   }
 
   private cleanUpContext(namespace: string, log: Logger) {

@@ -50,7 +50,7 @@ class Sandbox {
 
   run(): { status: number | null; stderr: string } {
     const env = { ...process.env, PATH: `${join(this.root, 'bin')}:/usr/bin:/bin` };
-    const result = spawnSync('bash', ['-c', this.script], { env, encoding: 'utf8' });
+    const result = spawnSync('bash', ['--norc', '-c', this.script], { env, encoding: 'utf8' });
     return { status: result.status, stderr: result.stderr };
   }
 

@@ -843,7 +843,7 @@ class Sandbox {
           ],
           { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
         )
-      : spawnSync('bash', ['-c', 'umask "$2" && exec bash "$1"', 'sandbox', file, umask], {
+      : spawnSync('bash', ['--norc', '-c', 'umask "$2" && exec bash "$1"', 'sandbox', file, umask], {
           env,
           encoding: 'utf8',
         });

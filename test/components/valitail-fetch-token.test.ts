@@ -26,7 +26,7 @@ function run(secretYaml: string, wgetExit = 0) {
     );
     chmodSync(join(root, 'bin/wget'), 0o755);
     const env = { ...process.env, PATH: `${join(root, 'bin')}:/usr/bin:/bin` };
-    const result = spawnSync('bash', ['-c', script], { env, encoding: 'utf8' });
+    const result = spawnSync('bash', ['--norc', '-c', script], { env, encoding: 'utf8' });
     const tokenPath = join(root, 'valitail/auth-token');
     let token: string | undefined;
     let mode: number | undefined;

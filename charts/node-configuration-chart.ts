@@ -3,8 +3,9 @@
  * its explicit Gardener name (no cdk8s hash suffixes), for cdk8s users (`cdk8s synth`). The bytes
  * of record come from `gardener-osc render`, which serialises `toJson()` through api/'s codec.
  */
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { stringifyYaml } from '../api/index.js';
 import {
   type NodeConfigurationInput,
   type RenderedObject,
@@ -30,4 +31,18 @@ export class NodeConfigurationChart extends Chart {
       });
     });
   }
+}
+
+/**
+ * The YAML `gardener-osc render` prints for `input`, byte for byte: the chart's objects through the
+ * api/ codec, one document each.
+ */
+export function renderNodeConfigurationYaml(
+  input: NodeConfigurationInput & { target: RenderTarget },
+): string {
+  const chart = new NodeConfigurationChart(new App(), 'node-configuration', input);
+  return chart
+    .toJson()
+    .map((o) => stringifyYaml(o))
+    .join('---\n');
 }

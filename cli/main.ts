@@ -2,23 +2,20 @@
  * `gardener-osc`: the seed-side command line. Exit codes: 0 done, 1 failed while working (an
  * operating system refusal such as EEXIST, EACCES or EADDRINUSE is one line naming what and
  * where), 2 bad input or usage, 3 `plan --exit-code` found a change.
+ *
+ * Each command's module is loaded only when that command runs: the controller-manager alone pulls
+ * in @kubernetes/client-node (over a second of module loading), so `--version`, `--help` and every
+ * other command start without it. The summaries below are what `--help` lists without loading a
+ * command; a test keeps each equal to its command's own description.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { addCompletionCommand } from '../runtime/cli/completion.js';
+import { VERSION } from '../api/version.js';
 import { EXIT, UsageError } from '../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../runtime/cli/exit-status.js';
 import { addCliHabits } from '../runtime/cli/help.js';
 import { readProcessStdin } from '../runtime/cli/input-file.js';
 import { isSystemError, systemErrorLine } from '../runtime/cli/system-error.js';
 import { type CliLogLevel, createNotices } from '../runtime/cli/warnings.js';
-import { addControllerManagerCommand } from './controller-manager-command.js';
-import { addCrdsCommand } from './crds-command.js';
-import { addDelaysCommand } from './delays-command.js';
-import { addManifestsCommand } from './manifests-command.js';
-import { addPlanCommand } from './plan-command.js';
-import { addRenderCommand } from './render-command.js';
 
 const PROGRAM = 'gardener-osc';
 
@@ -42,13 +39,6 @@ const EXAMPLES: Record<string, readonly string[]> = {
   manifests: ['gardener-osc manifests --config examples/controller-manager.yaml | kubectl apply -f -'],
 };
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 export interface MainIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
@@ -65,10 +55,97 @@ const processIo: MainIo = {
   readStdin: readProcessStdin,
 };
 
-export function buildProgram(io: MainIo = processIo): Command {
+type CommandIo = (level?: CliLogLevel) => {
+  stdout: MainIo['stdout'];
+  notices: ReturnType<typeof createNotices>;
+  terminal: boolean;
+  readStdin: () => string;
+};
+
+/** What a command's `add…Command` is given. */
+interface CommandContext {
+  readonly commandIo: CommandIo;
+  readonly io: MainIo;
+}
+
+type AddCommand = (program: Command, context: CommandContext) => void;
+
+export interface LazyCommand {
+  readonly summary: string;
+  readonly load: () => Promise<AddCommand>;
+}
+
+export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
+  render: {
+    summary: "render a shoot's node configuration as gardenlet does (default: examples/cluster.yaml)",
+    load: async () => {
+      const { addRenderCommand } = await import('./render-command.js');
+      return (program, { commandIo }) => addRenderCommand(program, commandIo);
+    },
+  },
+  plan: {
+    summary:
+      'show what changing a shoot from one Cluster to the next does to its nodes, per worker pool: units restarted and why, files changed, the rollout',
+    load: async () => {
+      const { addPlanCommand } = await import('./plan-command.js');
+      return (program, { commandIo }) => addPlanCommand(program, commandIo);
+    },
+  },
+  delays: {
+    summary:
+      'assign every node a reconciliation delay (node-agent.gardener.cloud/reconciliation-delay), spread, stable and zone-aware',
+    load: async () => {
+      const { addDelaysCommand } = await import('./delays-command.js');
+      return (program, { commandIo }) => addDelaysCommand(program, commandIo);
+    },
+  },
+  crds: {
+    summary: 'print the CRDs of OperatingSystemConfig, Cluster and ManagedResource (multi-document YAML)',
+    load: async () => {
+      const { addCrdsCommand } = await import('./crds-command.js');
+      return (program, { commandIo }) => addCrdsCommand(program, commandIo);
+    },
+  },
+  'controller-manager': {
+    summary:
+      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local) for the Clusters the configuration selects',
+    load: async () => {
+      const { addControllerManagerCommand } = await import('./controller-manager-command.js');
+      return (program, { io }) => addControllerManagerCommand(program, io.readStdin);
+    },
+  },
+  manifests: {
+    summary:
+      'print the seed manifests that run the controller-manager (or, with --shoot-role, its minimum shoot role)',
+    load: async () => {
+      const { addManifestsCommand } = await import('./manifests-command.js');
+      return (program, { io }) => addManifestsCommand(program, io.readStdin);
+    },
+  },
+  completion: {
+    summary: 'print the shell completion script for bash or zsh',
+    load: async () => {
+      const { addCompletionCommand } = await import('../runtime/cli/completion.js');
+      return (program, { io }) => addCompletionCommand(program, (text) => io.stdout.write(text));
+    },
+  },
+};
+
+/**
+ * The command a command line runs (`help NAME` runs NAME's help; `completion` needs every command
+ * to describe them); undefined for the program's own options.
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return name === 'completion' ? 'all' : name;
+}
+
+/** The program with the command `wanted` (`'all'`: every command) loaded; the others only listed. */
+export async function buildProgram(wanted: string | undefined, io: MainIo = processIo): Promise<Command> {
   const program = new Command(PROGRAM)
     .description("Gardener's node configuration, seed side: renders and reconciles OperatingSystemConfigs")
-    .version(packageVersion())
+    .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
@@ -81,13 +158,10 @@ export function buildProgram(io: MainIo = processIo): Command {
     terminal: io.stderrIsTerminal,
     readStdin: io.readStdin,
   });
-  addRenderCommand(program, commandIo);
-  addPlanCommand(program, commandIo);
-  addDelaysCommand(program, commandIo);
-  addCrdsCommand(program, commandIo);
-  addControllerManagerCommand(program, io.readStdin);
-  addManifestsCommand(program, io.readStdin);
-  addCompletionCommand(program, (text) => io.stdout.write(text));
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    if (wanted === 'all' || wanted === name) (await command.load())(program, { commandIo, io });
+    else program.command(name).description(command.summary);
+  }
   addCliHabits(program, EXAMPLES);
   for (const command of program.commands) {
     command
@@ -95,6 +169,15 @@ export function buildProgram(io: MainIo = processIo): Command {
       .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   }
   return program;
+}
+
+/**
+ * An error of a class, recognised by its name too: under the test loader (tsx's CommonJS hook
+ * beside its ESM loader) a lazily imported command can get its own copy of the module that defines
+ * the class.
+ */
+function isA<T extends Error>(e: unknown, type: new (...args: never[]) => T): e is T {
+  return e instanceof type || (e instanceof Error && e.name === type.name);
 }
 
 /** `gardener-osc render | head` must end quietly when the reader goes away. */
@@ -112,17 +195,20 @@ export async function main(argv: readonly string[], io: MainIo = processIo): Pro
     return code;
   };
   try {
-    await buildProgram(io).parseAsync(argv, { from: 'user' });
+    await (await buildProgram(commandOf(argv), io)).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (e) {
-    if (e instanceof ExitStatus) return e.code;
+    if (isA(e, ExitStatus)) return e.code;
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
-    if (e instanceof UsageError) return fail(EXIT.badInput, e.message);
+    if (isA(e, UsageError)) return fail(EXIT.badInput, e.message);
     if (isSystemError(e)) return fail(EXIT.failed, systemErrorLine(e));
     return fail(EXIT.failed, (e as Error).stack ?? String(e));
   }
 }
 
+// as a program under tsx (npm run osc); no top-level await, so the CLI also bundles as CommonJS
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
-  process.exitCode = await main(process.argv.slice(2));
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

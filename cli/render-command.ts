@@ -20,6 +20,7 @@ import { NodeInitError } from '../components/node-init/node-init.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
+import { packagePath } from './package-root.js';
 import {
   decodeClusterInput,
   decodeValuesInput,
@@ -32,7 +33,7 @@ import { renderSummary } from './render-summary.js';
 
 /** `--now` default: a fixed instant, so renders are reproducible unless asked otherwise. */
 export const DEFAULT_NOW = '2024-01-01T00:00:00Z';
-const EXAMPLES = join(import.meta.dirname, '..', 'examples');
+const EXAMPLES = packagePath('examples');
 export const EXAMPLE_CLUSTER = join(EXAMPLES, 'cluster.yaml');
 export const EXAMPLE_VALUES = join(EXAMPLES, 'values.yaml');
 

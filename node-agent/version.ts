@@ -1,2 +1,2 @@
-/** The node agent's version (`--version`); kept equal to package.json by a test, stamped by builds. */
-export const NODE_AGENT_VERSION = '0.1.0';
+/** The node agent's version (`--version`): the project's release, one source in api/. */
+export { VERSION as NODE_AGENT_VERSION } from '../api/version.js';

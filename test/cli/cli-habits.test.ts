@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { Command } from 'commander';
 import { parseYaml, stringifyYaml } from '../../api/index.js';
 import { buildProgram } from '../../cli/main.js';
 import { DEFAULT_NOW, EXAMPLE_CLUSTER, EXAMPLE_VALUES, render } from '../../cli/render-command.js';
@@ -248,7 +249,10 @@ describe('command-line habits', function () {
   });
 
   describe('both executables', () => {
-    const programs = { 'gardener-osc': buildProgram(), 'gardener-node-agent': buildAgentProgram() };
+    let programs: Record<string, Command>;
+    before(async () => {
+      programs = { 'gardener-osc': await buildProgram('all'), 'gardener-node-agent': buildAgentProgram() };
+    });
 
     it('every command takes --log-level debug|info|warn|error', () => {
       for (const [name, program] of Object.entries(programs)) {

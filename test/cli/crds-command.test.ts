@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { renderCrdFile } from '../../api/crds.js';
 import { parseYamlDocuments } from '../../api/yaml/codec.js';
+import { ensurePackageBuilt } from '../support/package-build.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../../cli/main.ts');
@@ -49,7 +50,9 @@ describe('gardener-osc CLI', function () {
     }
   });
 
-  it('the package executable runs without the test loader, and ends quietly on a closed pipe', async () => {
+  it('the package executable runs without the test loader, and ends quietly on a closed pipe', async function () {
+    this.timeout(180_000);
+    ensurePackageBuilt();
     const bin = join(import.meta.dirname, '../../cli/bin.mjs');
     const { stdout } = await run(bin, ['--version']);
     expect(stdout.trim()).to.match(/^\d+\.\d+\.\d+$/);

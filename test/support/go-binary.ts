@@ -2,12 +2,15 @@
  * Builds a small Go main package of hack/ (test tooling only) once per content hash into the user
  * cache, so repeated runs and CI on the same machine reuse it. Without Go the caller fails with a
  * message that says how to get it: tests that need Go never skip silently.
+ *
+ * As a program (`node --import tsx test/support/go-binary.ts MODULE_DIR NAME`, a cold build of
+ * hack/prepare) it builds one and prints its directory as the last line on stdout.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export function projectCacheDir(...parts: string[]): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
@@ -48,4 +51,10 @@ export function buildGoBinary(moduleDir: string, name: string): string {
   });
   renameSync(tmp, binary);
   return binary;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
+  const [moduleDir, name] = process.argv.slice(2);
+  if (!moduleDir || !name) throw new Error('usage: go-binary.ts MODULE_DIR NAME');
+  process.stdout.write(`${dirname(buildGoBinary(resolve(moduleDir), name))}\n`);
 }

@@ -1,0 +1,40 @@
+/**
+ * What the tests need on a machine beyond `npm ci`, in one place: Debian packages (by the command
+ * the tests run) and the cold builds (scripts that build once per machine into a cache outside the
+ * clone and print that cache directory as the last line on stdout). `npm test` prepares all of it
+ * before the first test timer starts (hack/prepare/main.ts); `.ci/run` calls the same command.
+ *
+ * Adding a cold build is one line in BUILDS, e.g.
+ *   build('real-node', 'hack/real-node/build.sh', { why: 'a Debian root for real-systemd tests', packages: ['debootstrap'] }),
+ */
+import { type Build, build, debian, type Package } from './registry.js';
+
+/** Go that the builds need: hack/envtest/go.mod says `go 1.24.0` (tested with go1.26.8). */
+export const GO_MINIMUM = '1.24';
+
+export const PACKAGES: readonly Package[] = [
+  debian('shellcheck', { why: 'checks every shell script the components render' }),
+  debian('systemd', {
+    command: 'systemd-analyze',
+    why: 'verifies every rendered unit (only systemd-analyze runs; systemd is never started)',
+  }),
+  debian('openssl', { why: "mints the integration tests' certificates and keys" }),
+  debian('umoci', { why: 'unpacks the OCI images of the node agent and the controller-manager' }),
+  debian('util-linux', { command: 'flock', why: 'serialises concurrent cold builds' }),
+];
+
+export const BUILDS: readonly Build[] = [
+  build('package', 'hack/build-package.mjs --print-dir', {
+    why: 'the compiled package the executables run',
+    unit: true,
+  }),
+  build('yaml-oracle', 'test/support/go-binary.ts hack/yaml-oracle yaml-oracle', {
+    why: "Go's sigs.k8s.io/yaml, the reference of the YAML codec",
+    go: true,
+    unit: true,
+  }),
+  build('envtest', 'hack/envtest/build.sh', {
+    why: 'kube-apiserver and etcd built from source for the integration tests',
+    go: true,
+  }),
+];

@@ -13,6 +13,7 @@ export * from './objects/shoot-access-secret.js';
 export * from './reconciliation-delay.js';
 export * from './schema/cloud-profile.js';
 export * from './schema/cluster.js';
+export * from './schema/controller-registration.js';
 export * from './schema/host-path.js';
 export * from './schema/kubelet-config.js';
 export * from './schema/managed-resource.js';

@@ -1,17 +1,19 @@
 /**
  * `gardener-osc controller-manager --config FILE`: runs the seed-side controllers until SIGTERM or
  * SIGINT, then stops them (finishing the reconciles in flight, handing the leader lease over) and
- * exits 0. An invalid configuration exits 2 with every field error before anything starts.
+ * exits 0. An invalid configuration exits 2 with every field error before anything starts;
+ * `--check-config` only validates, prints the effective configuration and exits.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { formatFieldErrors } from '../api/index.js';
+import { formatFieldErrors, stringifyYaml } from '../api/index.js';
 import { runControllerManager } from '../controllers/index.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName } from '../runtime/cli/input-file.js';
 import { createLogger } from '../runtime/logging.js';
 import {
   type ControllerManagerConfiguration,
+  encodeControllerManagerConfiguration,
   parseControllerManagerConfiguration,
 } from '../seed/manager/config.js';
 import { readInput } from './render-input.js';
@@ -22,6 +24,7 @@ export interface ControllerManagerOptions {
   readonly metricsPort?: string;
   /** `--log-level`: overrides the configuration's logLevel. */
   readonly logLevel?: ControllerManagerConfiguration['logLevel'];
+  readonly checkConfig?: boolean;
 }
 
 function port(flag: string, text: string | undefined): number | undefined {
@@ -60,6 +63,10 @@ export async function runControllerManagerCommand(
   readStdin?: () => string,
 ): Promise<void> {
   const config = loadControllerManagerConfiguration(options.config, readStdin);
+  if (options.checkConfig) {
+    process.stdout.write(stringifyYaml(encodeControllerManagerConfiguration(config)));
+    return;
+  }
   const seed = seedKubeConfig(config);
   const healthPort = port('--health-port', options.healthPort);
   const metricsPort = port('--metrics-port', options.metricsPort);
@@ -93,6 +100,10 @@ export function addControllerManagerCommand(program: Command, readStdin?: () => 
     )
     .option('--health-port <port>', 'override server.healthProbes.port (0: any free port)')
     .option('--metrics-port <port>', 'override server.metrics.port (0: any free port)')
+    .option(
+      '--check-config',
+      'validate the configuration, print it with every default filled in and exit (0 valid, 2 invalid)',
+    )
     .action(async (options: ControllerManagerOptions) => {
       await runControllerManagerCommand(options, readStdin);
     });

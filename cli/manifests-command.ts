@@ -1,17 +1,22 @@
 /**
  * `gardener-osc manifests --config FILE`: what a landscape applies to run the controller-manager
- * in its seed (ServiceAccount, ClusterRole with the reason of every rule, binding, the validated
- * configuration as a ConfigMap, the Deployment), and with `--shoot-role` the documented minimum
- * ClusterRole for the shoot identity of `gardener-internal`.
+ * in its seed (ClusterRole with the reason of every rule, binding, ServiceAccount, the validated
+ * configuration as a ConfigMap, the Deployment, the metrics Service, a PodDisruptionBudget), and
+ * with `--shoot-role` the documented minimum ClusterRole for the shoot identity of `gardener-internal`.
  */
 import type { Command } from 'commander';
-import { stringifyYaml } from '../api/index.js';
+import { formatFieldErrors, stringifyYaml, validateGardenerCoreObject } from '../api/index.js';
+import { VERSION } from '../api/version.js';
 import {
   controllerManagerObjects,
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
+import { controllerRegistrationObjects } from '../charts/controller-manager/controller-registration.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
-import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
+import {
+  type ControllerManagerConfiguration,
+  encodeControllerManagerConfiguration,
+} from '../seed/manager/config.js';
 import { loadControllerManagerConfiguration } from './controller-manager-command.js';
 
 export interface ManifestsOptions {
@@ -19,7 +24,20 @@ export interface ManifestsOptions {
   readonly namespace: string;
   readonly image: string;
   readonly replicas: string;
+  readonly priorityClass?: string;
   readonly shootRole?: boolean;
+  readonly controllerRegistration?: boolean;
+}
+
+/** The image `npm run build:controller-manager-image` tags (push it there, or pass --image). */
+export const DEFAULT_CONTROLLER_MANAGER_IMAGE = `europe-docker.pkg.dev/gardener-project/releases/gardener-osc:v${VERSION}`;
+
+/** The configuration the pod reads: every default written out, without the local seed kubeconfig. */
+export function podConfiguration(config: ReturnType<typeof loadControllerManagerConfiguration>) {
+  const document = encodeControllerManagerConfiguration(config);
+  // in the seed the pod uses its ServiceAccount
+  delete document.seedKubeconfig;
+  return document;
 }
 
 export function manifests(
@@ -31,15 +49,27 @@ export function manifests(
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
-  // the file as given is what the pod reads (validated above), with seedKubeconfig dropped: in the
-  // seed the pod uses its ServiceAccount
-  const raw = { ...(config as Record<string, unknown>) };
-  delete raw.seedKubeconfig;
+  if (options.controllerRegistration) {
+    const objects = controllerRegistrationObjects({
+      image: options.image,
+      replicas,
+      priorityClassName: options.priorityClass,
+      config: podConfiguration(config),
+      osLocalTypes: config.controllers.osLocal.enabled ? config.controllers.osLocal.types : [],
+    });
+    for (const object of objects) {
+      const errors = validateGardenerCoreObject(object);
+      if (errors.length > 0)
+        throw new Error(`rendered an invalid ${object.kind}:\n${formatFieldErrors(errors)}`);
+    }
+    return objects.map((o) => stringifyYaml(o)).join('---\n');
+  }
   const objects = controllerManagerObjects({
     namespace: options.namespace,
     image: options.image,
     replicas,
-    config: { ...raw, leaderElection: { ...config.leaderElection, name: config.leaderElection.name } },
+    priorityClassName: options.priorityClass,
+    config: podConfiguration(config),
   });
   return objects.map((o) => stringifyYaml(o)).join('---\n');
 }
@@ -55,12 +85,13 @@ export function addManifestsCommand(program: Command, readStdin?: () => string):
       'ControllerManagerConfiguration (YAML), validated and mounted into the pod',
     )
     .option('--namespace <ns>', 'seed namespace of the Deployment', 'garden')
-    .option(
-      '--image <image>',
-      'controller-manager image',
-      'europe-docker.pkg.dev/gardener-project/releases/gardener-osc:v0.1.0',
-    )
+    .option('--image <image>', 'controller-manager image', DEFAULT_CONTROLLER_MANAGER_IMAGE)
     .option('--replicas <n>', 'replicas (leader election keeps one active)', '2')
+    .option('--priority-class <name>', 'priorityClassName of the pods (e.g. gardener-system-900)')
+    .option(
+      '--controller-registration',
+      'print a Gardener ControllerRegistration and ControllerDeployment (Helm chart) that install it instead',
+    )
     .option(
       '--shoot-role',
       'print the minimum ClusterRole for the shoot identity of gardener-internal instead',

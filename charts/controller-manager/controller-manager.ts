@@ -1,13 +1,15 @@
 /**
- * What a landscape deploys to run `gardener-osc controller-manager` in the seed: its
- * ServiceAccount, ClusterRole and binding, the configuration, and a Deployment (two replicas,
- * leader election, probes on the health port, metrics scraped by Prometheus annotations), plus the
+ * What a landscape deploys to run `gardener-osc controller-manager` in the seed: its ClusterRole
+ * and binding, and the workload (workload.ts: ServiceAccount, the configuration, a Deployment with
+ * two replicas and leader election, the metrics Service, a PodDisruptionBudget), plus the
  * documented minimum ClusterRole for the shoot identity of `gardener-internal`.
  */
-import { stringifyYaml } from '../../api/index.js';
+import { ApiObject, App, Chart } from 'cdk8s';
+import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { type ExplainedRule, RULE_REASONS_ANNOTATION, rbacRules, ruleReasons } from './rule.js';
 import { seedRules } from './seed-rbac.js';
 import { shootRules } from './shoot-rbac.js';
+import { addWorkload } from './workload.js';
 
 export const CONTROLLER_MANAGER_NAME = 'gardener-osc-controller-manager';
 const RBAC = 'rbac.authorization.k8s.io';
@@ -15,12 +17,26 @@ const RBAC = 'rbac.authorization.k8s.io';
 export interface ControllerManagerChartInput {
   readonly namespace: string;
   readonly image: string;
-  /** The ControllerManagerConfiguration to mount (as an object; rendered to YAML). */
+  /** The ControllerManagerConfiguration document the pod reads (durations as Go durations). */
   readonly config: Record<string, unknown> & {
     leaderElection?: { name?: string };
-    applyMode?: 'managedResource' | 'direct';
+    server?: { metrics?: { port?: number }; healthProbes?: { port?: number } };
   };
   readonly replicas?: number;
+  readonly priorityClassName?: string;
+}
+
+/** Every input of the seed manifests, resolved (the Helm chart passes template expressions). */
+export interface ControllerManagerManifestInput {
+  readonly namespace: string;
+  readonly image: string;
+  readonly replicas: number;
+  readonly priorityClassName?: string;
+  readonly leaseName: string;
+  readonly configText: string;
+  readonly configChecksum: string;
+  readonly metricsPort: number;
+  readonly healthPort: number;
 }
 
 function clusterRole(name: string, rules: readonly ExplainedRule[]) {
@@ -51,64 +67,33 @@ export function shootClusterRole(applyMode: 'managedResource' | 'direct') {
   return clusterRole(`${CONTROLLER_MANAGER_NAME}-shoot-access`, shootRules(applyMode));
 }
 
-export function controllerManagerObjects(input: ControllerManagerChartInput): Record<string, unknown>[] {
+/** The seed manifests as a cdk8s chart's objects: RBAC first, then the workload (workload.ts). */
+export function renderControllerManager(input: ControllerManagerManifestInput): Record<string, unknown>[] {
+  const chart = new Chart(new App(), 'controller-manager', { disableResourceNameHashes: true });
   const { namespace } = input;
-  const labels = { 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME };
-  const leaseName = input.config.leaderElection?.name ?? CONTROLLER_MANAGER_NAME;
-  return [
-    {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: CONTROLLER_MANAGER_NAME, namespace, labels },
-    },
-    seedClusterRole(leaseName),
+  // cdk8s-plus-28's ClusterRole cannot name objects it does not create (the Lease) in resourceNames,
+  // writes one rule per resource and stamps a namespace on cluster-scoped objects: core objects here
+  new ApiObject(chart, 'cluster-role', seedClusterRole(input.leaseName));
+  new ApiObject(
+    chart,
+    'cluster-role-binding',
     clusterRoleBinding(CONTROLLER_MANAGER_NAME, { name: CONTROLLER_MANAGER_NAME, namespace }),
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `${CONTROLLER_MANAGER_NAME}-config`, namespace, labels },
-      data: { 'config.yaml': stringifyYaml(input.config) },
-    },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: CONTROLLER_MANAGER_NAME, namespace, labels },
-      spec: {
-        replicas: input.replicas ?? 2,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: {
-            labels,
-            annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080' },
-          },
-          spec: {
-            serviceAccountName: CONTROLLER_MANAGER_NAME,
-            // in-flight reconciles finish and the leader lease is handed over on SIGTERM
-            terminationGracePeriodSeconds: 60,
-            containers: [
-              {
-                name: 'controller-manager',
-                image: input.image,
-                args: ['controller-manager', '--config=/etc/gardener-osc/config.yaml'],
-                ports: [
-                  { name: 'metrics', containerPort: 8080 },
-                  { name: 'health', containerPort: 8081 },
-                ],
-                livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 10 },
-                readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
-                resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                },
-                volumeMounts: [{ name: 'config', mountPath: '/etc/gardener-osc', readOnly: true }],
-              },
-            ],
-            volumes: [{ name: 'config', configMap: { name: `${CONTROLLER_MANAGER_NAME}-config` } }],
-          },
-        },
-      },
-    },
-  ];
+  );
+  addWorkload(chart, { ...input, name: CONTROLLER_MANAGER_NAME });
+  return chart.toJson() as Record<string, unknown>[];
+}
+
+export function controllerManagerObjects(input: ControllerManagerChartInput): Record<string, unknown>[] {
+  const configText = stringifyYaml(input.config);
+  return renderControllerManager({
+    namespace: input.namespace,
+    image: input.image,
+    replicas: input.replicas ?? 2,
+    priorityClassName: input.priorityClassName,
+    leaseName: input.config.leaderElection?.name ?? CONTROLLER_MANAGER_NAME,
+    configText,
+    configChecksum: sha256Hex(configText),
+    metricsPort: input.config.server?.metrics?.port ?? 8080,
+    healthPort: input.config.server?.healthProbes?.port ?? 8081,
+  });
 }

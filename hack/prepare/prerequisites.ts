@@ -33,6 +33,11 @@ export const BUILDS: readonly Build[] = [
     go: true,
     unit: true,
   }),
+  build('chart-renderer', 'test/support/go-binary.ts hack/chart-renderer chart-renderer', {
+    why: "Helm v3.14.3 rendering charts as gardenlet v1.91 does, the reference of the controller-manager's chart",
+    go: true,
+    unit: true,
+  }),
   build('envtest', 'hack/envtest/build.sh', {
     why: 'kube-apiserver and etcd built from source for the integration tests',
     go: true,

@@ -8,6 +8,7 @@ import {
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   type FieldError,
   fieldErrorsFromZod,
+  formatGoDuration,
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
@@ -133,6 +134,33 @@ export function parseControllerManagerConfiguration(text: string): ConfigResult 
     return { ok: false, errors: [{ type: 'Invalid', field: '', detail: (e as Error).message }] };
   }
   return decodeControllerManagerConfiguration(input);
+}
+
+/** The fields the schema reads as Go durations (and holds as milliseconds). */
+export const DURATION_FIELDS = [
+  ['controllers', 'operatingSystemConfig', 'waitTimeout'],
+  ['controllers', 'operatingSystemConfig', 'syncPeriod'],
+  ['controllers', 'nodeDelay', 'minDelay'],
+  ['controllers', 'migration', 'checkInterval'],
+  ['leaderElection', 'leaseDuration'],
+  ['leaderElection', 'renewDeadline'],
+  ['leaderElection', 'retryPeriod'],
+] as const;
+
+/**
+ * The configuration as a document `--config` reads back to the same value: every default written
+ * out, durations as Go writes a metav1.Duration (`1h0m0s`, `15s`).
+ */
+export function encodeControllerManagerConfiguration(
+  config: ControllerManagerConfiguration,
+): Record<string, unknown> {
+  const document = structuredClone(config) as unknown as Record<string, unknown>;
+  for (const path of DURATION_FIELDS) {
+    const parent = path.slice(0, -1).reduce((o, key) => o[key] as Record<string, unknown>, document);
+    const key = path.at(-1)!;
+    parent[key] = formatGoDuration(Math.round((parent[key] as number) * 1e6));
+  }
+  return document;
 }
 
 /** Whether a Cluster's labels match the selector. */

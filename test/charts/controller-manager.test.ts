@@ -3,7 +3,7 @@
  * anywhere, and every rule that is not narrowed to names says why.
  */
 import { expect } from 'chai';
-import { stringifyYaml } from '../../api/index.js';
+import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import {
   CONTROLLER_MANAGER_NAME,
   controllerManagerObjects,
@@ -53,26 +53,107 @@ describe('controller-manager chart', () => {
     expect(lines[0]).to.match(/^0: extensions\.gardener\.cloud\/clusters \[get,list,watch,patch\]: /);
   });
 
-  it('deploys two replicas with leader election, probes and the mounted configuration', () => {
-    const objects = controllerManagerObjects({
-      namespace: 'garden',
-      image: 'example.org/gardener-osc:v0.1.0',
-      config: { leaderElection: { name: 'gardener-osc-controller-manager' } },
+  describe('the seed workload', () => {
+    const config = (extra: Record<string, unknown> = {}) => ({
+      leaderElection: { name: 'gardener-osc-controller-manager' },
+      server: { metrics: { port: 9090 }, healthProbes: { port: 9091 } },
+      ...extra,
     });
-    expect(objects.map((o) => o.kind)).to.deep.equal([
-      'ServiceAccount',
-      'ClusterRole',
-      'ClusterRoleBinding',
-      'ConfigMap',
-      'Deployment',
-    ]);
-    const deployment = objects[4] as {
-      spec: { replicas: number; template: { spec: { containers: { args: string[] }[] } } };
+    const render = (extra: Record<string, unknown> = {}, priorityClassName?: string) =>
+      controllerManagerObjects({
+        namespace: 'garden',
+        image: 'example.org/gardener-osc:v0.1.0',
+        config: config(extra),
+        priorityClassName,
+      });
+    type Pod = {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      spec: {
+        priorityClassName?: string;
+        securityContext: Record<string, unknown>;
+        topologySpreadConstraints: { topologyKey: string; whenUnsatisfiable: string }[];
+        containers: {
+          args: string[];
+          ports: { name: string; containerPort: number }[];
+          securityContext: Record<string, unknown>;
+        }[];
+      };
     };
-    expect(deployment.spec.replicas).to.equal(2);
-    expect(deployment.spec.template.spec.containers[0]?.args).to.deep.equal([
-      'controller-manager',
-      '--config=/etc/gardener-osc/config.yaml',
-    ]);
+    const byKind = (objects: Record<string, unknown>[], kind: string) =>
+      objects.find((o) => o.kind === kind) as Record<string, unknown> & { spec: Record<string, unknown> };
+    const podOf = (objects: Record<string, unknown>[]) =>
+      (byKind(objects, 'Deployment').spec as { template: Pod }).template;
+
+    it('is RBAC, ServiceAccount, configuration, Deployment, metrics Service and disruption budget', () => {
+      expect(render().map((o) => o.kind)).to.deep.equal([
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ServiceAccount',
+        'ConfigMap',
+        'Deployment',
+        'Service',
+        'PodDisruptionBudget',
+      ]);
+      const deployment = byKind(render(), 'Deployment');
+      expect(deployment.spec.replicas).to.equal(2);
+      expect(podOf(render()).spec.containers[0]?.args).to.deep.equal([
+        'controller-manager',
+        '--config=/etc/gardener-osc/config.yaml',
+      ]);
+    });
+
+    it('meets Pod Security "restricted": non-root, no escalation, no capabilities, RuntimeDefault seccomp', () => {
+      const pod = podOf(render());
+      expect(pod.spec.securityContext).to.include({ runAsNonRoot: true, runAsUser: 65532 });
+      expect(pod.spec.containers[0]!.securityContext).to.deep.include({
+        runAsNonRoot: true,
+        allowPrivilegeEscalation: false,
+        privileged: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(pod.metadata.labels).to.deep.equal({ 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME });
+    });
+
+    it('spreads over zones and nodes, keeps one replica in disruptions, takes a priority class', () => {
+      const pod = podOf(render({}, 'gardener-system-900'));
+      expect(
+        pod.spec.topologySpreadConstraints.map((c) => [c.topologyKey, c.whenUnsatisfiable]),
+      ).to.deep.equal([
+        ['topology.kubernetes.io/zone', 'ScheduleAnyway'],
+        ['kubernetes.io/hostname', 'ScheduleAnyway'],
+      ]);
+      expect(pod.spec.priorityClassName).to.equal('gardener-system-900');
+      expect(podOf(render()).spec).not.to.have.property('priorityClassName');
+      expect(byKind(render(), 'PodDisruptionBudget').spec).to.deep.include({
+        maxUnavailable: 1,
+        selector: { matchLabels: { 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME } },
+      });
+    });
+
+    it('serves metrics on the configured port through a Service; probes use the health port', () => {
+      const objects = render();
+      expect(podOf(objects).spec.containers[0]!.ports).to.deep.equal([
+        { name: 'metrics', containerPort: 9090 },
+        { name: 'health', containerPort: 9091 },
+      ]);
+      expect(byKind(objects, 'Service').spec).to.deep.include({
+        ports: [{ name: 'metrics', port: 9090, targetPort: 9090 }],
+        selector: { 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME },
+      });
+      expect(podOf(objects).metadata.annotations['prometheus.io/port']).to.equal('9090');
+    });
+
+    it('rolls the pods when the configuration changes: its checksum is a pod annotation', () => {
+      const checksum = (objects: Record<string, unknown>[]) =>
+        podOf(objects).metadata.annotations['checksum/config'];
+      const data = (byKind(render(), 'ConfigMap') as unknown as { data: Record<string, string> }).data[
+        'config.yaml'
+      ]!;
+      expect(checksum(render())).to.equal(sha256Hex(data));
+      expect(checksum(render({ logLevel: 'debug' }))).not.to.equal(checksum(render()));
+      expect(checksum(render())).to.equal(checksum(render()));
+    });
   });
 });

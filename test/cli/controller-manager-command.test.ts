@@ -4,8 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { parseYaml } from '../../api/index.js';
+import fc from 'fast-check';
+import { formatGoDuration, parseYaml, stringifyYaml, validateGardenerCoreObject } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
+import {
+  CONTROLLER_MANAGER_API_VERSION,
+  CONTROLLER_MANAGER_KIND,
+  parseControllerManagerConfiguration,
+} from '../../seed/manager/config.js';
+import { expectGolden } from '../golden.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
@@ -34,31 +41,150 @@ describe('gardener-osc controller-manager and manifests', function () {
     expect(result.stderr).to.include('applyMode');
   });
 
-  it('prints the seed manifests: ServiceAccount, ClusterRole, binding, the configuration, the Deployment', () => {
+  const example = join(ROOT, 'examples/controller-manager.yaml');
+  const configMapData = (text: string) => {
+    const docs = text
+      .split(/^---$/m)
+      .map((d) => parseYaml(d) as { kind: string; data?: Record<string, string> });
+    return docs.find((d) => d.kind === 'ConfigMap')!.data!['config.yaml']!;
+  };
+
+  it('prints the seed manifests (golden): RBAC, the configuration, Deployment, Service, PodDisruptionBudget', () => {
     const text = manifests({
-      config: join(ROOT, 'examples/controller-manager.yaml'),
+      config: example,
       namespace: 'garden',
       image: 'example.org/gardener-osc:v1',
       replicas: '2',
     });
-    const docs = text
-      .split(/^---$/m)
-      .map((d) => parseYaml(d) as { kind: string; data?: Record<string, string> });
-    expect(docs.map((d) => d.kind)).to.deep.equal([
-      'ServiceAccount',
-      'ClusterRole',
-      'ClusterRoleBinding',
-      'ConfigMap',
-      'Deployment',
-    ]);
-    const config = parseYaml(docs[3]?.data?.['config.yaml'] ?? '') as {
-      applyMode: string;
-      clusterSelector: unknown;
-    };
+    expectGolden('controller-manager/manifests.yaml', text);
+    const config = parseYaml(configMapData(text)) as { applyMode: string; clusterSelector: unknown };
     expect(config.applyMode).to.equal('direct');
     expect(config.clusterSelector).to.deep.equal({
       matchLabels: { 'node-configuration.gardener.cloud/controller-manager': 'true' },
     });
+  });
+
+  it('writes a configuration that `controller-manager --check-config` accepts: Go durations, every default', () => {
+    const text = manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' });
+    const written = join(dir, 'written.yaml');
+    writeFileSync(written, configMapData(text));
+    const check = run('controller-manager', '--config', written, '--check-config');
+    expect(check.status, check.stderr).to.equal(0);
+    expect(check.stdout).to.equal(configMapData(text));
+    expect(configMapData(text)).to.contain('syncPeriod: 1h0m0s').and.to.contain('leaseDuration: 15s');
+    const bad = join(dir, 'bad-duration.yaml');
+    writeFileSync(bad, configMapData(text).replace('leaseDuration: 15s', 'leaseDuration: 15000'));
+    const rejected = run('controller-manager', '--config', bad, '--check-config');
+    expect(rejected.status).to.equal(2);
+    expect(rejected.stderr).to.contain('leaderElection.leaseDuration');
+  });
+
+  it('every generated configuration survives manifests: the pod reads back the same configuration', () => {
+    const ms = fc.integer({ min: 0, max: 2 * 86_400_000 });
+    const goDuration = (n: number) => formatGoDuration(n * 1e6);
+    const document = fc.record(
+      {
+        clusterSelector: fc.record({
+          matchLabels: fc.dictionary(
+            fc.constantFrom('a', 'shoot.gardener.cloud/x', 'b_c'),
+            fc.constantFrom('', 'true', 'v-1'),
+            {
+              minKeys: 1,
+            },
+          ),
+        }),
+        seedKubeconfig: fc.constant('/home/me/.kube/seed'),
+        applyMode: fc.constantFrom('managedResource', 'direct'),
+        featureGates: fc.record({ UseGardenerNodeAgent: fc.boolean() }, { requiredKeys: [] }),
+        nodeLogging: fc.boolean(),
+        controllers: fc.record(
+          {
+            operatingSystemConfig: fc.record(
+              {
+                concurrentSyncs: fc.integer({ min: 1, max: 100 }),
+                waitTimeout: ms.map(goDuration),
+                syncPeriod: ms.map(goDuration),
+              },
+              { requiredKeys: [] },
+            ),
+            nodeDelay: fc.record(
+              { enabled: fc.boolean(), minDelay: ms.map(goDuration) },
+              { requiredKeys: [] },
+            ),
+            migration: fc.record({ checkInterval: ms.map(goDuration) }, { requiredKeys: [] }),
+            osLocal: fc.record(
+              {
+                enabled: fc.boolean(),
+                types: fc.array(fc.constantFrom('local', 'gardenlinux'), { minLength: 1 }),
+              },
+              { requiredKeys: [] },
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        leaderElection: fc
+          .tuple(fc.integer({ min: 1, max: 600_000 }), fc.integer({ min: 1, max: 600_000 }), fc.boolean())
+          .map(([a, b, enabled]) => ({
+            enabled,
+            leaseDuration: goDuration(Math.max(a, b) + 1),
+            renewDeadline: goDuration(Math.min(a, b)),
+            retryPeriod: goDuration(Math.min(a, b)),
+          })),
+        server: fc.record(
+          { metrics: fc.record({ port: fc.integer({ min: 1, max: 65535 }) }) },
+          { requiredKeys: [] },
+        ),
+        logLevel: fc.constantFrom('debug', 'info', 'warn', 'error'),
+        logFormat: fc.constantFrom('json', 'text'),
+      },
+      { requiredKeys: ['clusterSelector'] },
+    );
+    const file = join(dir, 'generated.yaml');
+    fc.assert(
+      fc.property(document, (doc) => {
+        const input = { apiVersion: CONTROLLER_MANAGER_API_VERSION, kind: CONTROLLER_MANAGER_KIND, ...doc };
+        writeFileSync(file, stringifyYaml(input));
+        const given = parseControllerManagerConfiguration(stringifyYaml(input));
+        if (!given.ok) throw new Error(`generated an invalid configuration: ${JSON.stringify(given.errors)}`);
+        const read = parseControllerManagerConfiguration(
+          configMapData(manifests({ config: file, namespace: 'garden', image: 'x', replicas: '1' })),
+        );
+        if (!read.ok) throw new Error(JSON.stringify(read.errors));
+        const { seedKubeconfig: _, ...expected } = given.value;
+        expect(read.value).to.deep.equal(expected);
+      }),
+      { numRuns: 150, seed: 16 },
+    );
+  });
+
+  it('--controller-registration prints a valid ControllerDeployment (Helm chart) and ControllerRegistration', () => {
+    const text = manifests({
+      config: example,
+      namespace: 'garden',
+      image: 'example.org/gardener-osc:v1',
+      replicas: '2',
+      controllerRegistration: true,
+    });
+    const docs = text.split(/^---$/m).map((d) => parseYaml(d) as Record<string, unknown>);
+    expect(docs.map((d) => d.kind)).to.deep.equal(['ControllerDeployment', 'ControllerRegistration']);
+    for (const d of docs) expect(validateGardenerCoreObject(d)).to.deep.equal([]);
+    const spec = docs[1]!.spec as { resources: unknown[]; deployment: unknown };
+    // the example enables os-local for gardenlinux and ubuntu
+    expect(spec.resources).to.deep.equal([
+      { kind: 'OperatingSystemConfig', type: 'gardenlinux' },
+      { kind: 'OperatingSystemConfig', type: 'ubuntu' },
+    ]);
+    expect(spec.deployment).to.deep.equal({
+      policy: 'AlwaysExceptNoShoots',
+      deploymentRefs: [{ name: 'gardener-osc' }],
+    });
+    const values = (docs[0]!.providerConfig as { values: { image: string; config: unknown } }).values;
+    expect(values.image).to.equal('example.org/gardener-osc:v1');
+    expect(values.config).to.deep.equal(
+      parseYaml(
+        configMapData(manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' })),
+      ),
+    );
   });
 
   it('prints the minimum shoot role for the configured apply mode', () => {

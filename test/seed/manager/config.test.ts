@@ -1,6 +1,12 @@
 /** The controller-manager configuration: defaults, opt-in selection, errors that name the field. */
 import { expect } from 'chai';
-import { clusterSelected, parseControllerManagerConfiguration } from '../../../seed/manager/config.js';
+import { stringifyYaml } from '../../../api/index.js';
+import {
+  clusterSelected,
+  DURATION_FIELDS,
+  encodeControllerManagerConfiguration,
+  parseControllerManagerConfiguration,
+} from '../../../seed/manager/config.js';
 
 const header =
   'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\n';
@@ -46,5 +52,30 @@ describe('ControllerManagerConfiguration', () => {
     expect(clusterSelected(config, { a: 'b', c: 'd', e: 'f' })).to.equal(true);
     expect(clusterSelected(config, { a: 'b' })).to.equal(false);
     expect(clusterSelected(config, undefined)).to.equal(false);
+  });
+
+  it('encodes as Go writes durations (1h0m0s, 1.5s), with every default, and reads back the same value', () => {
+    const result = parseControllerManagerConfiguration(
+      `${header}clusterSelector:\n  matchLabels:\n    a: b\ncontrollers:\n  nodeDelay:\n    minDelay: 1500ms\n`,
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const encoded = encodeControllerManagerConfiguration(result.value) as {
+      controllers: { nodeDelay: { minDelay: string }; operatingSystemConfig: { syncPeriod: string } };
+      leaderElection: Record<string, unknown>;
+    };
+    expect(encoded.controllers.nodeDelay.minDelay).to.equal('1.5s');
+    expect(encoded.controllers.operatingSystemConfig.syncPeriod).to.equal('1h0m0s');
+    expect(encoded.leaderElection).to.include({
+      leaseDuration: '15s',
+      renewDeadline: '10s',
+      retryPeriod: '2s',
+    });
+    const again = parseControllerManagerConfiguration(stringifyYaml(encoded));
+    expect(again).to.deep.equal(result);
+    // every duration the schema reads is one the encoder writes back (a missed one reads back as a number)
+    const durations = DURATION_FIELDS.map((path) =>
+      path.reduce((o: unknown, k) => (o as Record<string, unknown>)[k], encoded as unknown),
+    );
+    expect(durations.every((d) => typeof d === 'string')).to.equal(true);
   });
 });

@@ -1,280 +1,50 @@
 /**
  * Builds `dist/gardener-node-agent`, the node agent as a Node 20 single executable application
- * (`npm run build:node-agent`): esbuild bundles node-agent/bin.ts and everything it imports into one
- * CommonJS file (an SEA's main must be CommonJS and may require only built-in modules), Node turns
- * it into a preparation blob (`--experimental-sea-config`), and postject injects the blob into a
- * copy of the running `node` binary. The result runs without Node or node_modules on the machine.
- *
- * Builds are cached by a hash of every input (the agent's sources, the lockfile, this script, the
- * Node, esbuild and postject versions) under `$XDG_CACHE_HOME/gardener-osc/node-agent-sea/`, so a
- * second build of the same sources only copies the result.
+ * (`npm run build:node-agent`; hack/single-executable.ts does the work): node-agent/bin.ts and what
+ * it imports (api/ and runtime/ only), cached by source hash under
+ * `$XDG_CACHE_HOME/gardener-osc/node-agent-sea/`.
  */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import type { Plugin } from 'esbuild';
+  type BuildOptions,
+  type BuildResult,
+  type BundledPackages,
+  buildExecutable,
+  bundleExecutable,
+  type ExecutableSpec,
+} from './single-executable.js';
+
+export {
+  type BuildOptions,
+  type BuildResult,
+  type BundledPackages,
+  CACHE_ENTRIES_KEPT,
+  defaultCacheDir,
+  OPTIONAL_NATIVE_MODULES,
+  POSTJECT_VERSION,
+  SEA_RESOURCE_NAME,
+  SEA_SENTINEL_FUSE,
+} from './single-executable.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const require = createRequire(import.meta.url);
 
 export const BINARY_NAME = 'gardener-node-agent';
 export const ENTRY = join(ROOT, 'node-agent/bin.ts');
-/** The fuse every Node ≥ 18.16 binary carries; postject flips it when it injects the blob. */
-export const SEA_SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-export const SEA_RESOURCE_NAME = 'NODE_SEA_BLOB';
-/** The devDependency the build needs (reported in the error when it is missing). */
-export const POSTJECT_VERSION = '1.0.0-alpha.6';
-/** Folders whose files end up in the bundle (node-agent imports only api/ and runtime/). */
-const SOURCE_DIRS = ['node-agent', 'api', 'runtime'];
 
-export interface BuildOptions {
-  /** Where the binary and the bundle are written; default `dist/`. */
-  readonly outDir?: string;
-  /** The cache's root; default `$XDG_CACHE_HOME/gardener-osc` (or ~/.cache/gardener-osc); null: no cache. */
-  readonly cacheDir?: string | null;
-  readonly log?: (line: string) => void;
-}
-
-export interface BuildResult {
-  readonly binary: string;
-  readonly bundle: string;
-  readonly hash: string;
-  readonly cached: boolean;
-}
-
-interface Postject {
-  inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string }): Promise<void>;
-}
-
-/** postject from the project's node_modules, or from $GNA_POSTJECT_MODULE (a path to the package). */
-function loadPostject(): { module: Postject; version: string } {
-  const candidates = [process.env.GNA_POSTJECT_MODULE, 'postject'].filter((c): c is string => !!c);
-  for (const candidate of candidates) {
-    try {
-      const module = require(candidate) as Postject;
-      const version = (require(join(candidate, 'package.json')) as { version: string }).version;
-      return { module, version };
-    } catch {
-      // Next candidate.
-    }
-  }
-  throw new Error(
-    `postject is not installed: add the devDependency "postject": "${POSTJECT_VERSION}" (or set GNA_POSTJECT_MODULE to its package directory)`,
-  );
-}
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
-
-/** The hash of everything the binary is made of. */
-export function sourceHash(postjectVersion: string): string {
-  const hash = createHash('sha256');
-  const esbuildVersion = (require('esbuild/package.json') as { version: string }).version;
-  hash.update(`node ${process.version} ${process.platform} ${process.arch}\n`);
-  hash.update(`esbuild ${esbuildVersion}\npostject ${postjectVersion}\n`);
-  const files = [
-    ...SOURCE_DIRS.flatMap((d) => filesUnder(join(ROOT, d))),
-    join(ROOT, 'package-lock.json'),
-    join(ROOT, 'tsconfig.json'),
-    import.meta.filename,
-  ].sort();
-  for (const file of files) {
-    hash.update(`${relative(ROOT, file)}\0`);
-    hash.update(readFileSync(file));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
-}
-
-export function defaultCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gardener-osc');
-}
-
-/**
- * Optional native add-ons that libraries try to load and do without (ws, under
- * @kubernetes/client-node, tries bufferutil and utf-8-validate in a try/catch). An SEA can load no
- * module from disk, and merely trying prints a warning on every start, so in the bundle each of
- * them is a module that throws MODULE_NOT_FOUND: the library takes its pure-JS path, silently.
- */
-export const OPTIONAL_NATIVE_MODULES = ['bufferutil', 'utf-8-validate'];
-
-const optionalNativeModules: Plugin = {
-  name: 'optional-native-modules',
-  setup(build) {
-    const filter = new RegExp(`^(${OPTIONAL_NATIVE_MODULES.join('|')})$`);
-    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'optional-native' }));
-    build.onLoad({ filter: /.*/, namespace: 'optional-native' }, (args) => ({
-      contents: `const e = new Error(${JSON.stringify(`Cannot find module '${args.path}' (not part of the single executable)`)}); e.code = 'MODULE_NOT_FOUND'; throw e;`,
-    }));
-  },
+export const NODE_AGENT: ExecutableSpec = {
+  name: BINARY_NAME,
+  entry: ENTRY,
+  // node-agent imports only api/ and runtime/
+  sourceDirs: ['node-agent', 'api', 'runtime'],
+  cacheName: 'node-agent-sea',
 };
 
-/** The npm packages a bundle holds, with how many bytes of output each contributes. */
-export type BundledPackages = ReadonlyMap<string, number>;
-
-function bundledPackages(metafile: import('esbuild').Metafile): BundledPackages {
-  const bytes = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
-      if (name) bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
-    }
-  }
-  return bytes;
+export function buildNodeAgent(options: BuildOptions = {}): Promise<BuildResult> {
+  return buildExecutable(NODE_AGENT, options);
 }
 
-/** Bundles node-agent/bin.ts into one CommonJS file that requires built-in modules only. */
-export async function bundleNodeAgent(outfile: string): Promise<BundledPackages> {
-  const esbuild = await import('esbuild');
-  const result = await esbuild.build({
-    entryPoints: [ENTRY],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Nothing is external: an SEA can require built-in modules only (see optionalNativeModules).
-    // Lazy requires of built-ins newer than Node 20 (undici's `node:sqlite` cache store) stay as
-    // they are; the agent never reaches them.
-    plugins: [optionalNativeModules],
-    legalComments: 'eof',
-    logLevel: 'silent',
-    metafile: true,
-  });
-  for (const w of result.warnings) process.stderr.write(`esbuild: ${w.text}\n`);
-  return bundledPackages(result.metafile);
-}
-
-function run(file: string, args: string[]): string {
-  return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Bundle → SEA blob → node copy with the blob injected, all in `work`. */
-async function buildInto(work: string, postject: Postject): Promise<void> {
-  const bundle = join(work, `${BINARY_NAME}.cjs`);
-  const blob = join(work, 'sea-prep.blob');
-  const binary = join(work, BINARY_NAME);
-  await bundleNodeAgent(bundle);
-  const seaConfig = join(work, 'sea-config.json');
-  writeFileSync(
-    seaConfig,
-    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true }, null, 2),
-  );
-  run(process.execPath, ['--experimental-sea-config', seaConfig]);
-  copyFileSync(process.execPath, binary);
-  chmodSync(binary, 0o755);
-  // LIEF (inside postject) warns about every note section of Node's ELF binary: known and harmless.
-  // Other warnings get through.
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => {
-    if (!/Can't find string offset for section name/.test(String(args[0]))) warn(...args);
-  };
-  try {
-    await postject.inject(binary, SEA_RESOURCE_NAME, readFileSync(blob), { sentinelFuse: SEA_SENTINEL_FUSE });
-  } finally {
-    console.warn = warn;
-  }
-  // A binary that does not start is not a build.
-  const version = run(binary, ['--version']).trim();
-  if (!/^\d+\.\d+\.\d+/.test(version))
-    throw new Error(`the built binary printed ${JSON.stringify(version)} for --version`);
-  rmSync(blob);
-  rmSync(seaConfig);
-}
-
-export async function buildNodeAgent(options: BuildOptions = {}): Promise<BuildResult> {
-  const log = options.log ?? (() => undefined);
-  const outDir = options.outDir ?? join(ROOT, 'dist');
-  const postject = loadPostject();
-  const hash = sourceHash(postject.version);
-  const cacheRoot = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
-  const cached = cacheRoot === null ? undefined : join(cacheRoot, 'node-agent-sea', hash);
-
-  let from: string;
-  let hit = false;
-  if (cached && existsSync(join(cached, BINARY_NAME))) {
-    log(`using the cached build ${cached}`);
-    from = cached;
-    hit = true;
-  } else {
-    const work = mkdtempSync(join(tmpdir(), 'gna-build-'));
-    try {
-      log(`building ${BINARY_NAME} (sources ${hash.slice(0, 12)})`);
-      await buildInto(work, postject.module);
-    } catch (e) {
-      rmSync(work, { recursive: true, force: true });
-      throw e;
-    }
-    if (cached) {
-      // Renamed into place whole, so a concurrent build never sees half a cache entry.
-      mkdirSync(join(cacheRoot!, 'node-agent-sea'), { recursive: true });
-      const staging = `${cached}.${process.pid}.tmp`;
-      rmSync(staging, { recursive: true, force: true });
-      copyDir(work, staging);
-      try {
-        renameSync(staging, cached);
-      } catch {
-        rmSync(staging, { recursive: true, force: true }); // Someone else finished first.
-      }
-      pruneCache(join(cacheRoot!, 'node-agent-sea'), cached);
-    }
-    from = work;
-  }
-
-  mkdirSync(outDir, { recursive: true });
-  const binary = join(outDir, BINARY_NAME);
-  const bundle = join(outDir, `${BINARY_NAME}.cjs`);
-  for (const [src, dst] of [
-    [join(from, BINARY_NAME), binary],
-    [join(from, `${BINARY_NAME}.cjs`), bundle],
-  ] as const) {
-    rmSync(dst, { force: true });
-    copyFileSync(src, dst);
-  }
-  chmodSync(binary, 0o755);
-  if (!hit) rmSync(from, { recursive: true, force: true });
-  log(`wrote ${relative(process.cwd(), binary) || binary} (${Math.round(statSync(binary).size / 1e6)} MB)`);
-  return { binary, bundle, hash, cached: hit };
-}
-
-/** Each entry is ~100 MB and every source change makes one: keep the newest few. */
-export const CACHE_ENTRIES_KEPT = 3;
-
-function pruneCache(dir: string, keep: string): void {
-  const entries = readdirSync(dir)
-    .filter((name) => /^[0-9a-f]{64}$/.test(name))
-    .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { path } of entries.slice(CACHE_ENTRIES_KEPT)) {
-    if (path !== keep) rmSync(path, { recursive: true, force: true });
-  }
-}
-
-function copyDir(src: string, dst: string): void {
-  mkdirSync(dst, { recursive: true });
-  for (const name of readdirSync(src)) copyFileSync(join(src, name), join(dst, name));
+export function bundleNodeAgent(outfile: string): Promise<BundledPackages> {
+  return bundleExecutable(NODE_AGENT, outfile);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {

@@ -1,6 +1,6 @@
 /**
  * The one API client of the project (both sides): typed REST verbs on the kinds of `RESOURCE`
- * over `KubeHttp` (kept-alive undici connections, credentials per request). Bodies go to the
+ * over `KubeHttp` (kept-alive node:https connections, credentials per request). Bodies go to the
  * server exactly as given (a merge patch's `null` removes a field; an apply intent is sent as
  * written), and every failure is a `KubeStatusError` with the HTTP status and the Status reason.
  * Watches are informers over the same `KubeHttp` (cluster-cache.ts).

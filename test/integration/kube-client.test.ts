@@ -4,12 +4,13 @@
  * the statuses the node agent relies on (404, 409), one kept-alive connection, and Event
  * aggregation by merge patch.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import tls from 'node:tls';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { stringifyYaml } from '../../api/index.js';
@@ -212,17 +213,18 @@ describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver'
     const client = clientOf(await loadKubeconfigFile(env.kubeconfigFile));
     const server = new URL(env.kubeConfig.getCurrentCluster()?.server ?? '');
     let connections = 0;
-    const onConnect = (message: unknown) => {
-      const { connectParams } = message as { connectParams: { host: string } };
-      if (connectParams.host === server.host) connections++;
-    };
-    subscribe('undici:client:connected', onConnect);
+    // every TLS connection Node's https agent opens goes through tls.connect
+    const connect = tls.connect;
+    tls.connect = ((...args: Parameters<typeof tls.connect>) => {
+      const options = args[0] as { port?: number | string };
+      if (Number(options?.port) === Number(server.port)) connections++;
+      return connect(...args);
+    }) as typeof tls.connect;
     try {
       for (let i = 0; i < 10; i++) await client.get(RESOURCE.namespace, { name: ns });
     } finally {
-      unsubscribe('undici:client:connected', onConnect);
+      tls.connect = connect;
     }
-    // undici's pool may open a second connection while the first still settles its response;
     // a client without keep-alive (client-node) opens one per request
     expect(connections, 'TLS connections for ten sequential GETs').to.be.within(1, 2);
   });

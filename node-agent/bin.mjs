@@ -3,12 +3,11 @@
 // `npm run build`). On a node the agent runs as a single executable (npm run build:node-agent).
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../build/node-agent/cli/program.js', import.meta.url);
+const compiled = new URL('../build/node-agent/bin.js', import.meta.url);
 if (!existsSync(compiled)) {
   process.stderr.write(
     'gardener-node-agent: the compiled agent is missing (build/node-agent/): run `npm run build`\n',
   );
   process.exit(1);
 }
-const { main } = await import(compiled.href);
-process.exitCode = await main(process.argv.slice(2));
+await import(compiled.href);

@@ -1,4 +1,5 @@
-/** The executable's entry (bundled as CommonJS for a Node single executable). */
+/** The executable's entry (bundled as CommonJS for a Node single executable, compiled for the npm bin). */
+import './heap.js';
 import { main } from './cli/program.js';
 
 void main(process.argv.slice(2)).then((code) => {

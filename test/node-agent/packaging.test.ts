@@ -76,11 +76,39 @@ describe('node-agent packaging: single executable and OCI image', function () {
     expect(bundle).not.to.match(/\bimport\.meta\b/);
   });
 
-  it('holds no @kubernetes/client-node: the agent talks to the API server through runtime/kube', async () => {
-    // client-node's generated models alone cost an idle agent ~38 MiB (docs/benchmarks.md)
+  it('holds neither @kubernetes/client-node nor undici: the agent talks to the API server through runtime/kube on node:https', async () => {
+    // client-node's generated models alone cost an idle agent ~38 MiB, undici's WebAssembly HTTP
+    // parser ~25 MiB (docs/benchmarks.md)
     const packages = await bundleNodeAgent(join(tempDir('gna-bundle-'), 'agent.cjs'));
-    expect([...packages.keys()]).to.include.members(['undici', 'yaml', 'zod']);
-    expect([...packages.keys()].filter((p) => p.startsWith('@kubernetes/'))).to.deep.equal([]);
+    expect([...packages.keys()]).to.include.members(['yaml', 'zod']);
+    expect([...packages.keys()].filter((p) => p.startsWith('@kubernetes/') || p === 'undici')).to.deep.equal(
+      [],
+    );
+  });
+
+  it('sets the young-generation flags before any other module of the agent runs', () => {
+    // a preload records each V8 flag the bundle sets, and whether zod (the first module that
+    // builds anything sizeable: the schemas) had been evaluated by then
+    const dir = tempDir('gna-flags-');
+    const preload = join(dir, 'record-flags.cjs');
+    writeFileSync(
+      preload,
+      `const v8 = require('node:v8');
+const set = v8.setFlagsFromString;
+const seen = [];
+v8.setFlagsFromString = (flag) => { seen.push({ flag, zodLoaded: globalThis.__zod_globalConfig !== undefined }); set(flag); };
+process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + '\\n'));
+`,
+    );
+    const r = spawnSync(process.execPath, ['-r', preload, build.bundle, '--version'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const flags = JSON.parse(/FLAGS (.*)/.exec(r.stderr)![1]!) as { flag: string; zodLoaded: boolean }[];
+    expect(flags.map((f) => f.flag)).to.deep.equal([
+      '--semi-space-growth-factor=1',
+      '--expose-gc',
+      '--no-expose-gc',
+    ]);
+    expect(flags.every((f) => !f.zodLoaded)).to.equal(true);
   });
 
   it('--version: runs alone, without node or node_modules', () => {

@@ -31,8 +31,8 @@ export function requireGo(): string {
     return execFileSync('go', ['version'], { encoding: 'utf8' }).trim();
   } catch {
     throw new Error(
-      'Go (>= 1.22) is required to build the test tooling under hack/ but `go` is not on PATH. ' +
-        'Install it (Debian: `apt-get install golang-go`, or a toolchain from the Go module proxy) and rerun.',
+      'Go (>= 1.24) is required to build the test tooling under hack/ but `go` is not on PATH. ' +
+        "Install a release from https://go.dev/dl/ (Debian 12's golang-go is 1.19, too old) and rerun.",
     );
   }
 }

@@ -86,7 +86,7 @@ describe('node-agent packaging: single executable and OCI image', function () {
     );
   });
 
-  it('sets the young-generation flags before any other module of the agent runs', () => {
+  it('sets its V8 flags before any other module of the agent runs', () => {
     // a preload records each V8 flag the bundle sets, and whether zod (the first module that
     // builds anything sizeable: the schemas) had been evaluated by then
     const dir = tempDir('gna-flags-');
@@ -105,6 +105,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     const flags = JSON.parse(/FLAGS (.*)/.exec(r.stderr)![1]!) as { flag: string; zodLoaded: boolean }[];
     expect(flags.map((f) => f.flag)).to.deep.equal([
       '--semi-space-growth-factor=1',
+      '--no-turbofan',
       '--expose-gc',
       '--no-expose-gc',
     ]);

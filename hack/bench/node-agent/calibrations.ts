@@ -69,9 +69,9 @@ kc.loadFromOptions({
 ${IDLE}`;
 /** The agent's other runtime dependencies. */
 export const OTHER_DEPS_PROBE = `
-import * as a from 'undici'; import * as b from 'pino'; import * as c from 'zod'; import * as d from 'yaml';
+import * as b from 'pino'; import * as c from 'zod'; import * as d from 'yaml';
 import * as e from 'prom-client'; import * as f from 'commander';
-(globalThis as Record<string, unknown>).keep = [a, b, c, d, e, f];
+(globalThis as Record<string, unknown>).keep = [b, c, d, e, f];
 ${IDLE}`;
 
 /** A small atomic write (temp file, fsync, rename, directory fsync) as the agent does it, in `dir`. */

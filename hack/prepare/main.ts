@@ -34,6 +34,9 @@ export interface PrepareOptions {
   readonly root?: boolean;
   readonly apt?: boolean;
   readonly install?: (packages: readonly string[]) => void;
+  readonly aptUpdate?: () => void;
+  /** Where a build's stderr goes (default: this process's stderr). */
+  readonly forward?: (chunk: Buffer) => void;
 }
 
 export interface BuildOutcome {
@@ -61,12 +64,17 @@ function goFound(): string | undefined {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
+const APT_ENV = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+
+function aptUpdate(): void {
+  execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2], env: APT_ENV });
+}
+
 function aptInstall(packages: readonly string[]): void {
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2], env });
+  aptUpdate();
   execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
     stdio: ['ignore', 2, 2],
-    env,
+    env: APT_ENV,
   });
 }
 
@@ -113,7 +121,7 @@ function runBuild(build: Build, options: PrepareOptions): Promise<BuildOutcome> 
   child.stderr!.on('data', (chunk: Buffer) => {
     announce();
     lastOutput = Date.now();
-    process.stderr.write(chunk);
+    (options.forward ?? ((c: Buffer) => process.stderr.write(c)))(chunk);
   });
   const timer = setInterval(() => {
     announce();
@@ -176,7 +184,16 @@ export async function prepare(options: PrepareOptions): Promise<BuildOutcome[]> 
       );
   }
   const outcomes: BuildOutcome[] = [];
-  for (const build of options.builds) outcomes.push(await runBuild(build, options));
+  for (const build of options.builds) {
+    try {
+      outcomes.push(await runBuild(build, options));
+    } catch (e) {
+      if (!(build.retryAfterAptUpdate && root && (options.apt ?? onPath('apt-get')))) throw e;
+      options.log(`prepare: ${build.name}: ${(e as Error).message}; apt-get update, then once more`);
+      (options.aptUpdate ?? aptUpdate)();
+      outcomes.push(await runBuild(build, options));
+    }
+  }
   return outcomes;
 }
 

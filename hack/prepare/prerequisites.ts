@@ -4,8 +4,8 @@
  * clone and print that cache directory as the last line on stdout). `npm test` prepares all of it
  * before the first test timer starts (hack/prepare/main.ts); `.ci/run` calls the same command.
  *
- * Adding a cold build is one line in BUILDS, e.g.
- *   build('real-node', 'hack/real-node/build.sh', { why: 'a Debian root for real-systemd tests', packages: ['debootstrap'] }),
+ * Adding a cold build is one line in BUILDS: its name, its script, why the tests need it, and the
+ * Debian packages only it needs, e.g. `packages: ['debootstrap']`.
  */
 import { type Build, build, debian, type Package } from './registry.js';
 
@@ -41,5 +41,11 @@ export const BUILDS: readonly Build[] = [
   build('envtest', 'hack/envtest/build.sh', {
     why: 'kube-apiserver and etcd built from source for the integration tests',
     go: true,
+  }),
+  build('real-node', 'hack/real-node/build.sh', {
+    why: 'a Debian root filesystem with systemd, and systemd-nspawn, for the real-node tests (needs root)',
+    packages: ['debootstrap'],
+    // it downloads systemd-container with the host's package lists, which may lag the mirror
+    retryAfterAptUpdate: true,
   }),
 ];

@@ -20,6 +20,8 @@ export interface Build {
   readonly packages: readonly Package[];
   /** Also needed by `npm run test:unit` (else only by `npm test`). */
   readonly unit: boolean;
+  /** A failure may be stale package lists: as root with apt, run `apt-get update` and try once more. */
+  readonly retryAfterAptUpdate: boolean;
 }
 
 export function debian(deb: string, options: { command?: string; why?: string } = {}): Package {
@@ -29,7 +31,13 @@ export function debian(deb: string, options: { command?: string; why?: string } 
 export function build(
   name: string,
   command: string,
-  options: { why: string; go?: boolean; packages?: readonly (string | Package)[]; unit?: boolean },
+  options: {
+    why: string;
+    go?: boolean;
+    packages?: readonly (string | Package)[];
+    unit?: boolean;
+    retryAfterAptUpdate?: boolean;
+  },
 ): Build {
   return {
     name,
@@ -40,5 +48,6 @@ export function build(
       typeof p === 'string' ? debian(p, { why: `needed by the ${name} build` }) : p,
     ),
     unit: options.unit ?? false,
+    retryAfterAptUpdate: options.retryAfterAptUpdate ?? false,
   };
 }

@@ -143,6 +143,7 @@ describe('hack/prepare: test prerequisites', () => {
         pollMs: 100,
         quietMs: 400,
         root: false,
+        forward: () => undefined,
         ...extra,
       });
       return { lines, result };
@@ -188,6 +189,28 @@ describe('hack/prepare: test prerequisites', () => {
         lines.join('\n'),
       ).to.equal(true);
       expect(error?.message).to.match(/^failing \(.*fail\.sh\) failed after \ds: exit 3$/);
+    });
+
+    it('runs a build that may fail on stale package lists again after apt-get update, once', async () => {
+      const marker = join(dir, 'tried');
+      const flaky = script(
+        'flaky.sh',
+        `if [ ! -e "${marker}" ]; then touch "${marker}"; exit 4; fi\necho /cache/three`,
+      );
+      let updates = 0;
+      const aptUpdate = () => updates++;
+      const retried = build('flaky', flaky, { why: 'x', retryAfterAptUpdate: true });
+      const [outcome] = await run([retried], { root: true, apt: true, aptUpdate }).result;
+      expect(outcome!.dir).to.equal('/cache/three');
+      expect(updates).to.equal(1);
+      rmSync(marker);
+      const plain = build('plain', flaky, { why: 'x' });
+      const error = await run([plain], { root: true, apt: true, aptUpdate }).result.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).to.match(/^plain .* exit 4$/);
+      expect(updates).to.equal(1);
     });
 
     it('stops before any build when a package is missing and it may not install', async () => {

@@ -42,6 +42,10 @@ export const BUILDS: readonly Build[] = [
     why: 'kube-apiserver and etcd built from source for the integration tests',
     go: true,
   }),
+  build('gardener-oracle', 'hack/gardener-oracle/build.sh', {
+    why: "Gardener v1.91.4's own code, the judge of the contract in test/compat",
+    go: true,
+  }),
   build('real-node', 'hack/real-node/build.sh', {
     why: 'a Debian root filesystem with systemd, and systemd-nspawn, for the real-node tests (needs root)',
     packages: ['debootstrap'],

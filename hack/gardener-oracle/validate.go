@@ -16,6 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	gardencore "github.com/gardener/gardener/pkg/apis/core"
+	gardencoreinstall "github.com/gardener/gardener/pkg/apis/core/install"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corevalidation "github.com/gardener/gardener/pkg/apis/core/validation"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	extensionsvalidation "github.com/gardener/gardener/pkg/apis/extensions/validation"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
@@ -25,7 +29,8 @@ import (
 )
 
 // strictScheme knows every kind we render: core and RBAC objects, OperatingSystemConfig,
-// ManagedResource and NodeAgentConfiguration (external and internal, for its validation).
+// ManagedResource, NodeAgentConfiguration, and the ControllerRegistration and ControllerDeployment
+// that install the controller-manager (external and internal, for their validation).
 var strictScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
@@ -33,6 +38,7 @@ var strictScheme = func() *runtime.Scheme {
 	utilruntime.Must(resourcesv1alpha1.AddToScheme(s))
 	utilruntime.Must(nodeagentconfig.AddToScheme(s))
 	utilruntime.Must(nodeagentv1alpha1.AddToScheme(s))
+	gardencoreinstall.Install(s)
 	return s
 }()
 
@@ -83,6 +89,21 @@ func validateDocument(doc []byte) validateResult {
 			return validateResult{Kind: gvk.Kind, Errors: []string{"convert: " + err.Error()}}
 		}
 		errs = nodeagentvalidation.ValidateNodeAgentConfiguration(internal)
+	case *gardencorev1beta1.ControllerRegistration:
+		// As gardener-apiserver: defaulted, converted to the internal version, validated.
+		strictScheme.Default(o)
+		internal := &gardencore.ControllerRegistration{}
+		if err := strictScheme.Convert(o, internal, nil); err != nil {
+			return validateResult{Kind: gvk.Kind, Errors: []string{"convert: " + err.Error()}}
+		}
+		errs = corevalidation.ValidateControllerRegistration(internal)
+	case *gardencorev1beta1.ControllerDeployment:
+		strictScheme.Default(o)
+		internal := &gardencore.ControllerDeployment{}
+		if err := strictScheme.Convert(o, internal, nil); err != nil {
+			return validateResult{Kind: gvk.Kind, Errors: []string{"convert: " + err.Error()}}
+		}
+		errs = corevalidation.ValidateControllerDeployment(internal)
 	case *resourcesv1alpha1.ManagedResource:
 		errs = validateMeta(&o.ObjectMeta, true)
 		for i, ref := range o.Spec.SecretRefs {

@@ -21,6 +21,7 @@ export const PACKAGES: readonly Package[] = [
   debian('openssl', { why: "mints the integration tests' certificates and keys" }),
   debian('umoci', { why: 'unpacks the OCI images of the node agent and the controller-manager' }),
   debian('util-linux', { command: 'flock', why: 'serialises concurrent cold builds' }),
+  debian('zsh', { why: 'loads the zsh completion script of gardener-osc' }),
 ];
 
 export const BUILDS: readonly Build[] = [

@@ -5,7 +5,16 @@
  * time must show), one that fails.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -19,6 +28,13 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const shellcheck = debian('shellcheck', { why: 'checks scripts' });
 const umoci = debian('umoci', { why: 'unpacks images' });
 const goOk = { needed: true, found: 'go1.26.8', minimum: '1.24' };
+
+/** The TypeScript files under `dir` (tests and their support code). */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.split('/').includes('golden'))
+    .map((f) => join(dir, f));
+}
 
 describe('hack/prepare: test prerequisites', () => {
   describe('decide', () => {
@@ -85,6 +101,20 @@ describe('hack/prepare: test prerequisites', () => {
       const goLine = /^go (\d+\.\d+)/m.exec(readFileSync(join(ROOT, 'hack/envtest/go.mod'), 'utf8'))?.[1];
       expect(GO_MINIMUM).to.equal(goLine);
       expect(PACKAGES.map((p) => p.deb)).to.include.members(['shellcheck', 'systemd', 'openssl', 'umoci']);
+    });
+
+    it('installs every Debian package a test asks for in its `apt-get install` hint', () => {
+      const asked = new Map<string, string>();
+      for (const file of testFiles(join(ROOT, 'test'))) {
+        if (file.endsWith(join('hack', 'prepare.test.ts'))) continue;
+        for (const [, names] of readFileSync(file, 'utf8').matchAll(/apt-get install((?: +[-a-z0-9.+]+)+)/g))
+          for (const name of names!.trim().split(/ +/))
+            if (!name.startsWith('-')) asked.set(name, file.slice(ROOT.length + 1));
+      }
+      expect(asked.size, 'hints found').to.be.greaterThan(0);
+      const prepared = new Set([...PACKAGES, ...BUILDS.flatMap((b) => b.packages)].map((p) => p.deb));
+      for (const [name, file] of asked)
+        expect(prepared.has(name), `${name} (asked in ${file})`).to.equal(true);
     });
 
     it('a build line carries its own Debian packages; scripts run by their kind', () => {

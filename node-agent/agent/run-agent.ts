@@ -19,6 +19,7 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { watchHealthOf } from '../../runtime/kube/watch-health.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
+import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
@@ -125,6 +126,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       log,
       metrics,
       agentMetrics: ownMetrics,
+      applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
     },
     root.signal,
   );

@@ -29,6 +29,7 @@ import { computePlan } from '../planner/compute-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
+import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
@@ -61,6 +62,8 @@ export interface ApplyOptions {
   readonly onNodeAgentRestart?: 'exit' | 'continue';
   /** Test hook, called wherever a crash may happen; throwing from it simulates one. */
   readonly crashPoint?: (where: string) => void;
+  /** Test hook at the same points: the apply waits there until it resolves (apply-barrier.ts). */
+  readonly barrier?: ApplyBarrier;
   /** Cancels the apply at the next step boundary (and any image pull in progress). */
   readonly signal?: AbortSignal;
 }
@@ -125,13 +128,14 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
   let crashed: unknown;
-  const crash = (where: string) => {
+  const crash = async (where: string) => {
     try {
       options.crashPoint?.(where);
     } catch (e) {
       crashed = e;
       throw e;
     }
+    await options.barrier?.(where, options.signal);
   };
   const next = decodeNext(options.oscText, options.osc);
   const host = new HostRoot(options.root);
@@ -191,7 +195,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     record: async (intent: InFlightCommand | undefined) => {
       inFlight = intent;
       await save();
-      if (intent) crash(`intent ${intent.step}`);
+      if (intent) await crash(`intent ${intent.step}`);
     },
   };
   const ctx: StepContext = {
@@ -210,16 +214,16 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     completed.add(id);
     inFlight = undefined;
     await save();
-    crash(`checked-off ${id}`);
+    await crash(`checked-off ${id}`);
   };
 
   try {
     await save();
-    crash('persisted');
+    await crash('persisted');
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();
-      crash(`before ${id}`);
+      await crash(`before ${id}`);
       stepsRun++;
       if (step.op === 'restart-node-agent') {
         // Checked off first: the restart is this process ending, it must not repeat in the next one.
@@ -237,7 +241,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
         if (!isUnitCommand(step)) throw new ApplyError(failures);
         continue;
       }
-      crash(`done ${id}`);
+      await crash(`done ${id}`);
       await checkOff(id);
     }
   } finally {
@@ -246,7 +250,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   if (failures.length > 0) throw new ApplyError(failures);
 
   await writeLastApplied(host, options.oscText, next);
-  crash('last-applied');
+  await crash('last-applied');
   await removeProgress(host);
   logger.info(
     {

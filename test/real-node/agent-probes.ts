@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { Container } from '../../hack/real-node/container.js';
 import { sleep } from '../support/eventually.js';
+import type { NodeBarriers } from './barriers.js';
 import { showUnits } from './systemd-state.js';
 
 export const AGENT_UNIT = 'gardener-node-agent.service';
@@ -46,23 +47,25 @@ export interface Kill {
 }
 
 /**
- * Polls `when` and SIGKILLs the agent's processes through systemd (`systemctl kill`, as the kernel's
- * OOM killer or an operator would) the moment it holds; systemd then restarts the agent
- * (Restart=always). Resolves once the new agent runs.
+ * Waits until the agent (or the stand-in whose stop it waits for) holds at the armed barrier
+ * `name`, SIGKILLs the agent's processes through systemd (`systemctl kill`, as the kernel's OOM
+ * killer or an operator would) while it is held there, checks `whileHeld` first, then releases the
+ * barrier; systemd restarts the agent (Restart=always). Resolves once the new agent runs.
  */
-export async function killAgentWhen(
+export async function killAgentHeldAt(
   container: Container,
+  barriers: NodeBarriers,
+  name: string,
   at: string,
-  when: () => boolean | Promise<boolean>,
+  whileHeld?: () => Promise<void>,
   timeoutMs = 60_000,
 ): Promise<Kill> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await when())) {
-    if (Date.now() > deadline) throw new Error(`the agent never reached the kill point "${at}"`);
-    await sleep(20);
-  }
+  await barriers.held(name, at, timeoutMs);
+  await whileHeld?.();
   const pid = await agentMainPid(container);
   await container.run(['systemctl', 'kill', '--signal=SIGKILL', '--', AGENT_UNIT]);
+  barriers.release(name);
   for (;;) {
     const now = await agentMainPid(container);
     if (now !== 0 && now !== pid) return { at, pid };

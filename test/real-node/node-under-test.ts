@@ -14,6 +14,7 @@ import type { Container } from '../../hack/real-node/container.js';
 import { RealNode } from '../../hack/real-node/real-node.js';
 import { imageDirectoryName } from '../../node-agent/registry/directory-extractor.js';
 import { type Envtest, envtestBinaries } from '../integration/envtest.js';
+import { NODE_HOST_DIR, NodeBarriers } from './barriers.js';
 import type { ShootForNodes } from './shoot.js';
 
 const STUBS = resolve(import.meta.dirname, '../../hack/real-node/stubs');
@@ -30,6 +31,8 @@ export interface NodeUnderTest {
   readonly node: RealNode;
   readonly container: Container;
   readonly name: string;
+  /** Holds the node's agent or a stand-in at a point until the test releases it. */
+  readonly barriers: NodeBarriers;
   stop(): Promise<void>;
 }
 
@@ -69,13 +72,14 @@ export async function provisionNode(o: {
     const container = await node.boot([
       { host: userData, inside: '/var/lib/cloud/user-data', readOnly: true },
       { host: images, inside: '/var/lib/real-node/images', readOnly: true },
-      { host: hostDir, inside: '/run/real-node-host' },
+      { host: hostDir, inside: NODE_HOST_DIR },
     ]);
     const running = proxy;
     return {
       node,
       container,
       name: o.name,
+      barriers: new NodeBarriers(hostDir),
       stop: async () => {
         await node.stop();
         await running.close();

@@ -24,9 +24,10 @@ import {
   applyInFlight,
   httpGetInside,
   type Kill,
-  killAgentWhen,
+  killAgentHeldAt,
   runningJobs,
 } from './agent-probes.js';
+import { AGENT_BARRIERS_ENV, applyPoint, unitStop } from './barriers.js';
 import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
 import { type NodeUnderTest, provisionNode } from './node-under-test.js';
 import { appendToFile, decodeOsc, unitNames, withMaxPods, withoutUnits, withUnit } from './osc-edits.js';
@@ -110,6 +111,22 @@ describe('a real node: the agent under a real systemd', function () {
     await applied(checksum);
     osc = next;
     return unitStartsSince(c, cursor);
+  }
+
+  /** Restarts the agent as an operator would and waits until the new one serves /healthz. */
+  async function restartAgent(): Promise<void> {
+    const before = await agentMainPid(c);
+    await c.run(['systemctl', 'restart', AGENT_UNIT]);
+    await eventually(
+      'the restarted agent to serve /healthz',
+      async () => {
+        const pid = await agentMainPid(c);
+        if (pid === 0 || pid === before) return false;
+        return (await httpGetInside(c, 2751, '/healthz').catch(() => '')).includes('check passed');
+      },
+      60_000,
+      250,
+    );
   }
 
   const invocations = async (units: readonly string[]) =>
@@ -196,27 +213,63 @@ describe('a real node: the agent under a real systemd', function () {
     );
     next = appendToFile(next, '/etc/systemd/containerd.conf', '# real-node: a new logrotate configuration\n');
     next = withMaxPods(next, 130);
-    const kills: Kill[] = [];
-    const jobRunning = (job: string) => async () => (await runningJobs(c)).includes(job);
-    const starts = await apply(next, async () => {
-      // after the plan is persisted, before any unit command; then in the middle of two restarts
-      kills.push(await killAgentWhen(c, 'plan persisted', () => applyInFlight(c)));
-      kills.push(
-        await killAgentWhen(c, 'valitail restart in flight', jobRunning('valitail.service restart')),
-      );
-      kills.push(await killAgentWhen(c, 'kubelet restart in flight', jobRunning('kubelet.service restart')));
-    });
-    expect(kills.map((k) => k.at)).to.have.length(3);
-    await expectUnitsAsOscSays(c, osc);
-    const perUnit = Object.fromEntries(jobStartsPerUnit(starts.filter((s) => s.unit !== AGENT_UNIT)));
-    expect(perUnit, 'InvocationIDs per unit for one apply').to.deep.equal({
-      'valitail.service': 1,
-      'containerd-logrotate.service': 1,
-      'kubelet.service': 1,
-    });
-    // the agent itself: three kills, each followed by systemd's restart
-    const agent = starts.filter((s) => s.unit === AGENT_UNIT).map((s) => s.cause);
-    expect(agent).to.deep.equal(['restart-policy', 'restart-policy', 'restart-policy']);
+    // Each kill point is a barrier that holds the agent (or the restart job it waits for) until
+    // the kill, however slowly this machine runs: the agent holds at its armed apply points when
+    // its environment names the barrier directory, so it starts once more with that environment
+    // (before the apply whose starts are counted).
+    const barriers = node!.barriers;
+    const persisted = applyPoint('persisted');
+    const valitailStop = unitStop('valitail');
+    const kubeletStop = unitStop('kubelet');
+    await c.run(['systemctl', 'set-environment', AGENT_BARRIERS_ENV]);
+    try {
+      await restartAgent();
+      barriers.arm(persisted, valitailStop, kubeletStop);
+      const kills: Kill[] = [];
+      const jobInFlight = (job: string) => async () => {
+        expect(await runningJobs(c), 'systemd jobs while the stand-in stops').to.include(job);
+      };
+      const starts = await apply(next, async () => {
+        // after the plan is persisted, before any unit command; then in the middle of two restarts
+        kills.push(
+          await killAgentHeldAt(c, barriers, persisted, 'plan persisted', async () => {
+            expect(applyInFlight(c), 'the progress file while held').to.equal(true);
+          }),
+        );
+        kills.push(
+          await killAgentHeldAt(
+            c,
+            barriers,
+            valitailStop,
+            'valitail restart in flight',
+            jobInFlight('valitail.service restart'),
+          ),
+        );
+        kills.push(
+          await killAgentHeldAt(
+            c,
+            barriers,
+            kubeletStop,
+            'kubelet restart in flight',
+            jobInFlight('kubelet.service restart'),
+          ),
+        );
+      });
+      expect(kills.map((k) => k.at)).to.have.length(3);
+      await expectUnitsAsOscSays(c, osc);
+      const perUnit = Object.fromEntries(jobStartsPerUnit(starts.filter((s) => s.unit !== AGENT_UNIT)));
+      expect(perUnit, 'InvocationIDs per unit for one apply').to.deep.equal({
+        'valitail.service': 1,
+        'containerd-logrotate.service': 1,
+        'kubelet.service': 1,
+      });
+      // the agent itself: three kills, each followed by systemd's restart
+      const agent = starts.filter((s) => s.unit === AGENT_UNIT).map((s) => s.cause);
+      expect(agent).to.deep.equal(['restart-policy', 'restart-policy', 'restart-policy']);
+    } finally {
+      barriers.release(persisted, valitailStop, kubeletStop);
+      await c.run(['systemctl', 'unset-environment', AGENT_BARRIERS_ENV.split('=')[0]!]);
+    }
   });
 
   it('a unit that fails to start is reported (event, metrics) and the agent keeps running', async () => {

@@ -18,6 +18,7 @@ import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import type { AgentMetrics } from '../agent-metrics.js';
@@ -44,6 +45,7 @@ export interface OscControllerOptions {
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;
   readonly agentMetrics?: AgentMetrics;
+  readonly applyBarrier?: ApplyBarrier;
 }
 
 export interface OscController {
@@ -86,6 +88,7 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     node,
     restartSelf: o.restartSelf,
     agentMetrics: o.agentMetrics,
+    applyBarrier: o.applyBarrier,
   });
   const controller = new Controller({
     name: CONTROLLER_NAME,

@@ -12,6 +12,7 @@ import type { ReconcileContext, ReconcileResult } from '../../../runtime/control
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
+import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
@@ -34,6 +35,8 @@ export interface OscReconcilerOptions {
   /** Ends the process so systemd starts the new agent (its unit or binary changed). */
   readonly restartSelf: () => void;
   readonly agentMetrics?: AgentMetrics;
+  /** Holds the apply at its crash points, for tests under a real systemd (apply-barrier.ts). */
+  readonly applyBarrier?: ApplyBarrier;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -65,6 +68,7 @@ export class OscReconciler {
         onNodeAgentRestart: 'exit',
         // a timed-out or stopping reconcile ends at the next step, not minutes later
         signal: ctx.signal,
+        barrier: this.o.applyBarrier,
       }),
     );
     ctx.log.info(

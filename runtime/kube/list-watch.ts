@@ -241,6 +241,9 @@ export class ListWatch<T extends KubeObject> {
     const request = new AbortController();
     const onAbort = () => request.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
+    // Aborted between the list and here (the last holder released the informer as it synced):
+    // the listener above never fires for an abort that already happened.
+    if (signal.aborted) onAbort();
     let established = false;
     let silence: TimerHandle | undefined;
     // Re-armed by every byte that arrives; fires only on a stream (or a request) gone silent.

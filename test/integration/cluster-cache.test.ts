@@ -101,7 +101,11 @@ describe('runtime/kube: one informer cache per cluster', function () {
     expect(cache.watches(), 'still held by the second').to.have.length(1);
     second.release();
     expect(cache.watches()).to.deep.equal([]);
+    const released = Date.now();
     await first.informer.stopped();
+    // Released as it synced, before its watch request went out: the release itself must stop
+    // it, not the 75 s heartbeat that would end a request nobody aborts.
+    expect(Date.now() - released, 'stopped by the release').to.be.lessThan(30_000);
     const again = cache.acquire<KubeObject>(spec);
     expect(again.informer, 'a new watch after the last release').to.not.equal(first.informer);
     again.release();

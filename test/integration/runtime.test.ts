@@ -330,6 +330,11 @@ describe('envtest and runtime against a real kube-apiserver', function () {
       http: new KubeHttp(env.kubeConfig),
       path: `/api/v1/namespaces/${ns}/secrets`,
       fieldSelector: 'metadata.name=quiet',
+      // What this checks is the transport: no body or idle timeout cuts a quiet stream. The API
+      // server sends a bookmark only once its watch cache's resourceVersion moved past the
+      // watch's, which on a cluster where nothing is written may take minutes, so the bookmark
+      // heartbeat (tested in watch-faults) is set beyond the window.
+      heartbeatTimeoutMs: 150_000,
     });
     const updates: string[] = [];
     informer.on({ update: (_o, s) => updates.push(s.metadata?.resourceVersion ?? '') });

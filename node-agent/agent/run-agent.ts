@@ -30,7 +30,7 @@ import {
 } from '../controllers/healthcheck/add.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
-import { KUBELET_HEALTHZ_URL } from '../controllers/healthcheck/kubelet-healthz.js';
+import { KUBELET_HEALTHZ_URL, kubeletHealthzProbe } from '../controllers/healthcheck/kubelet-healthz.js';
 import { startLeaseController } from '../controllers/lease/add.js';
 import { restartAnnotationChanged, restartRequestedServices } from '../controllers/node/restart-services.js';
 import { startOscController } from '../controllers/operatingsystemconfig/add.js';
@@ -60,6 +60,8 @@ export interface AgentOptions {
   /** How the health check asks containerd; `false`: not at all. Default: `ctr version` when the root is `/`. */
   readonly containerdCheck?: ContainerdCheck | false;
   readonly healthCheckIntervalMs?: number;
+  /** How long after an apply its restarted units and the health checks are judged (default 10 s). */
+  readonly applySettleMs?: number;
 }
 
 /** What the health check probes: the machine's own services only when the agent manages the machine. */
@@ -109,6 +111,14 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   let ownNode: () => V1Node | undefined = () => undefined;
   const systemd = recordingUnitEvents(countingRestarts(o.systemd, ownMetrics), recorder, () => ownNode());
   const osc = config.controllers.operatingSystemConfig;
+  // the probes the health check runs judge every apply too, once its settle time is over
+  const probes = healthProbes(o);
+  const verifyProbes = [
+    ...(probes.kubeletHealthzUrl
+      ? [{ name: 'kubelet', check: kubeletHealthzProbe(probes.kubeletHealthzUrl) }]
+      : []),
+    ...(probes.containerdCheck ? [{ name: 'containerd', check: probes.containerdCheck }] : []),
+  ];
   const oscController = startOscController(
     {
       http,
@@ -127,6 +137,8 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       metrics,
       agentMetrics: ownMetrics,
       applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
+      applySettleMs: o.applySettleMs,
+      verifyProbes,
     },
     root.signal,
   );
@@ -173,7 +185,6 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   oscController.nodes.on({ add: () => leaseController.queue.add('lease') });
 
   // kubelet and containerd are restarted after a minute of failing; nothing more (node-side §11)
-  const probes = healthProbes(o);
   const healthCheck = startHealthCheckController(
     {
       ...probes,

@@ -16,6 +16,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import { RecordingSystemd } from '../systemd/recording-systemd.js';
 import { SystemctlSystemd } from '../systemd/systemctl-systemd.js';
 import type { Systemd } from '../systemd/systemd.js';
+import { readSystemdFaults, SYSTEMD_FAULTS_ENV } from '../systemd/systemd-faults.js';
 import type { CliIo } from './cli-io.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
@@ -53,10 +54,13 @@ export function systemdFrom(spec: string | undefined, root: string, io: CliIo, l
     ['record-timed:', true],
   ] as const) {
     if (chosen.startsWith(prefix) && chosen.length > prefix.length) {
+      const faultsFile = io.env[SYSTEMD_FAULTS_ENV];
       return new RecordingSystemd(resolve(chosen.slice(prefix.length)), {
         killAfterOps: opCount(io.env, KILL_AFTER_SYSTEMD_OPS_ENV),
         killBeforeOps: opCount(io.env, KILL_BEFORE_SYSTEMD_OPS_ENV),
         timestamps,
+        root,
+        ...(faultsFile ? { faults: () => readSystemdFaults(resolve(faultsFile)) } : {}),
       });
     }
   }

@@ -8,6 +8,7 @@ import {
   loadNodeAgentConfiguration,
   type NodeAgentConfiguration,
   PATH,
+  parseGoDuration,
   ValidationError,
 } from '../../api/index.js';
 import { UsageError } from '../../runtime/cli/exit-codes.js';
@@ -37,6 +38,7 @@ interface RunFlags {
   readonly caFile?: string;
   /** `--log-level`: overrides the config's logLevel. */
   readonly logLevel?: LogLevel;
+  readonly applySettleTime?: string;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -45,6 +47,22 @@ function port(flag: string, value: string | undefined): number | undefined {
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new UsageError(`${flag} must be a port number, not ${JSON.stringify(value)}`);
   return n;
+}
+
+/** The longest settle time: the verdict must come within the reconcile's 3 minutes. */
+export const MAX_APPLY_SETTLE_MS = 120_000;
+
+function settleMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  let nanos: number;
+  try {
+    nanos = parseGoDuration(value);
+  } catch (e) {
+    throw new UsageError(`--apply-settle-time: ${(e as Error).message}`);
+  }
+  if (nanos < 0 || nanos > MAX_APPLY_SETTLE_MS * 1e6)
+    throw new UsageError(`--apply-settle-time must be between 0s and 2m, not ${JSON.stringify(value)}`);
+  return nanos / 1e6;
 }
 
 /** undefined: the agent's default (the kubelet's /healthz when the root is /, else none). */
@@ -115,6 +133,7 @@ export function withApiServerOverrides(
 
 export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   const root = checkedRoot(flags.root, io.env);
+  const applySettleMs = settleMs(flags.applySettleTime);
   const healthProbes = {
     kubeletHealthzUrl: kubeletHealthzUrl(flags),
     containerdCheck: containerdCheck(flags, io.env),
@@ -143,6 +162,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     nodeName: flags.nodeName,
     healthPort: port('--health-port', flags.healthPort),
     metricsPort: port('--metrics-port', flags.metricsPort),
+    applySettleMs,
     ...healthProbes,
   });
   let signals = 0;
@@ -188,6 +208,10 @@ export function addRunCommand(program: Command, io: CliIo): void {
       "talk to this https:// URL instead of the config's apiServer.server (the config file is not changed)",
     )
     .option('--ca-file <file>', "trust this PEM bundle instead of the config's apiServer.caBundle")
+    .option(
+      '--apply-settle-time <duration>',
+      'how long after an apply the restarted units and health checks are judged and the result reported on the Node (default 10s, at most 2m)',
+    )
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
       return runCommand(flags, io);

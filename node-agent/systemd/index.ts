@@ -5,4 +5,5 @@ export * from './recording-systemd.js';
 export * from './simulated-unit-status.js';
 export * from './systemctl-systemd.js';
 export * from './systemd.js';
+export * from './systemd-faults.js';
 export * from './unit-status.js';

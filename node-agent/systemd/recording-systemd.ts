@@ -14,11 +14,15 @@
  * written (the call was in flight and never reached systemd): the crash tests use them (env
  * NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS, NODE_AGENT_TEST_KILL_BEFORE_SYSTEMD_OPS) to kill an
  * apply in the middle of a call.
+ *
+ * `faults` makes starts and restarts of named units fail or leave them inactive (systemd-faults.ts):
+ * the call is recorded with `"fault"`, and a failing one then throws as systemctl's would.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { OpSystemd } from './op-systemd.js';
 import { simulatedUnitStatus } from './simulated-unit-status.js';
 import type { SystemdOp } from './systemd.js';
+import { faultFor, type SystemdFault, type SystemdFaultEffect } from './systemd-faults.js';
 import type { UnitStatus } from './unit-status.js';
 
 export interface RecordingSystemdOptions {
@@ -28,10 +32,17 @@ export interface RecordingSystemdOptions {
   readonly timestamps?: boolean;
   /** The clock of `"at"` (tests). */
   readonly now?: () => Date;
+  /** The failure rules, asked at every start and restart (so they may change while the agent runs). */
+  readonly faults?: () => readonly SystemdFault[];
+  /** The node's root, for rules that depend on a file's content. */
+  readonly root?: string;
 }
 
-/** One line of a recording: the call, and its time when the recording was made with timestamps. */
-export type RecordedSystemdOp = SystemdOp & { readonly at?: string };
+/**
+ * One line of a recording: the call, its time when the recording was made with timestamps, and
+ * the injected fault, if any.
+ */
+export type RecordedSystemdOp = SystemdOp & { readonly at?: string; readonly fault?: SystemdFaultEffect };
 
 export class RecordingSystemd extends OpSystemd {
   private written = 0;
@@ -57,14 +68,26 @@ export class RecordingSystemd extends OpSystemd {
     if (this.options.killBeforeOps !== undefined && this.written + 1 >= this.options.killBeforeOps) {
       process.kill(process.pid, 'SIGKILL');
     }
-    const line: RecordedSystemdOp = this.options.timestamps
-      ? { ...op, at: (this.options.now ?? (() => new Date()))().toISOString() }
-      : op;
+    const fault =
+      'unit' in op && (op.op === 'start' || op.op === 'restart') && this.options.faults
+        ? faultFor(this.options.faults(), op.unit, this.options.root)
+        : undefined;
+    const line: RecordedSystemdOp = {
+      ...op,
+      ...(this.options.timestamps ? { at: (this.options.now ?? (() => new Date()))().toISOString() } : {}),
+      ...(fault ? { fault } : {}),
+    };
     appendFileSync(this.file, `${JSON.stringify(line)}\n`);
     this.written++;
     if (this.options.killAfterOps !== undefined && this.written >= this.options.killAfterOps) {
       process.kill(process.pid, 'SIGKILL');
     }
+    if (fault === 'fail' && 'unit' in op)
+      return Promise.reject(
+        new Error(
+          `Job for ${op.unit} failed because the control process exited with error code (injected fault)`,
+        ),
+      );
     return Promise.resolve();
   }
 }

@@ -4,13 +4,20 @@
  * inactive at that moment), a restart of an active unit and a stop enter inactive. The n-th call
  * happens at monotonic time n seconds. Every unit starts out inactive and never started, so the
  * answers depend only on the calls, and a recording file alone tells them, across processes.
+ * A call recorded with a fault (systemd-faults.ts) starts the unit, which then ends up `failed`
+ * (the start job failed) or `inactive` (it exited at once).
  */
 import { createHash } from 'node:crypto';
 import type { SystemdOp } from './systemd.js';
+import type { SystemdFaultEffect } from './systemd-faults.js';
 import type { UnitStatus } from './unit-status.js';
 
-export function simulatedUnitStatus(ops: readonly SystemdOp[], unit: string): UnitStatus {
+export function simulatedUnitStatus(
+  ops: readonly (SystemdOp & { readonly fault?: SystemdFaultEffect })[],
+  unit: string,
+): UnitStatus {
   let active = false;
+  let fault: SystemdFaultEffect | undefined;
   let invocations = 0;
   let activeEnter = 0;
   let inactiveEnter = 0;
@@ -25,15 +32,21 @@ export function simulatedUnitStatus(ops: readonly SystemdOp[], unit: string): Un
       inactiveExit = at;
       activeEnter = at;
       active = true;
+      fault = op.fault;
+      if (fault) {
+        inactiveEnter = at;
+        active = false;
+      }
     } else if (op.op === 'stop' && active) {
       inactiveEnter = at;
       active = false;
     }
   });
+  const failed = !active && fault === 'fail';
   return {
     loadState: 'loaded',
-    activeState: active ? 'active' : 'inactive',
-    subState: active ? 'running' : 'dead',
+    activeState: active ? 'active' : failed ? 'failed' : 'inactive',
+    subState: active ? 'running' : failed ? 'failed' : 'dead',
     invocationId:
       invocations === 0
         ? ''

@@ -11,6 +11,11 @@ export interface UnitStatus {
   /** active, inactive, failed, activating, deactivating, reloading */
   readonly activeState: string;
   readonly subState: string;
+  /**
+   * The service type (simple, exec, notify, forking, oneshot, ...); '' or missing for other unit
+   * kinds and where it is not known (a progress file of an older agent, the simulation).
+   */
+  readonly type?: string;
   /** 32 hex digits, a new one for every start; '' when the unit never started since boot. */
   readonly invocationId: string;
   readonly activeEnterTimestampMonotonic: number;
@@ -23,6 +28,7 @@ export const UNIT_STATUS_PROPERTIES = [
   'LoadState',
   'ActiveState',
   'SubState',
+  'Type',
   'InvocationID',
   'ActiveEnterTimestampMonotonic',
   'InactiveEnterTimestampMonotonic',
@@ -45,6 +51,7 @@ export function parseUnitStatus(text: string): UnitStatus {
     loadState: text_('LoadState'),
     activeState: text_('ActiveState'),
     subState: text_('SubState'),
+    type: text_('Type'),
     invocationId: text_('InvocationID'),
     activeEnterTimestampMonotonic: number('ActiveEnterTimestampMonotonic'),
     inactiveEnterTimestampMonotonic: number('InactiveEnterTimestampMonotonic'),

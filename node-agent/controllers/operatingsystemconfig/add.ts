@@ -2,7 +2,10 @@
  * Wires the OSC controller (node-side §7.1): it watches only its own OSC secret (field selector on
  * the name, so its Role can stay restricted by resourceNames) and its own Node (by name, or by
  * hostname label until it is registered). A new secret is applied at once; a change of `osc.yaml`
- * after this node's reconciliation delay; annotation-only changes not at all.
+ * after this node's reconciliation delay; annotation-only changes not at all. Where the seed gates
+ * rollouts (a permission annotation on the Node, docs/rollout.md) the seed times each node: a
+ * change of the secret or of the permission is reconciled at once, and the reconcile applies only
+ * the permitted checksum. A permission removed brings back the delay, as if the gate never was.
  */
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
@@ -10,6 +13,7 @@ import {
   NAMESPACE_KUBE_SYSTEM,
   NANOS_PER_MILLISECOND,
   oscSecretUpdateChangesOsc,
+  PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../../api/index.js';
 import { Controller } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
@@ -24,6 +28,7 @@ import type { Systemd } from '../../systemd/systemd.js';
 import type { AgentMetrics } from '../agent-metrics.js';
 import { OscReconciler } from './reconciler.js';
 import { ReconciliationDelay } from './reconciliation-delay.js';
+import type { VerifyProbe } from './verify-apply.js';
 
 export const CONTROLLER_NAME = 'operatingsystemconfig';
 const RECONCILE_TIMEOUT_MS = 3 * 60_000;
@@ -46,6 +51,10 @@ export interface OscControllerOptions {
   readonly metrics?: RuntimeMetrics;
   readonly agentMetrics?: AgentMetrics;
   readonly applyBarrier?: ApplyBarrier;
+  /** How long after an apply the agent judges it (default 10 s). */
+  readonly applySettleMs?: number;
+  /** The health checks judged after the settle time. */
+  readonly verifyProbes?: readonly VerifyProbe[];
 }
 
 export interface OscController {
@@ -89,6 +98,8 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     restartSelf: o.restartSelf,
     agentMetrics: o.agentMetrics,
     applyBarrier: o.applyBarrier,
+    settleMs: o.applySettleMs,
+    verifyProbes: o.verifyProbes,
   });
   const controller = new Controller({
     name: CONTROLLER_NAME,
@@ -99,16 +110,28 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;
+  const permission = (n: V1Node | undefined) => n?.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION];
+  const afterDelay = () => {
+    const d = delay.compute(node());
+    log.info(
+      { controller: CONTROLLER_NAME, delayMs: d.nanos / NANOS_PER_MILLISECOND, source: d.source },
+      'Enqueued secret with operating system config with a jitter period',
+    );
+    controller.queue.addAfter(key, d.nanos / NANOS_PER_MILLISECOND);
+  };
   secrets.on({
     add: () => controller.queue.add(key),
     update: (previous, next) => {
       if (!oscSecretUpdateChangesOsc(previous, next)) return;
-      const d = delay.compute(node());
-      log.info(
-        { controller: CONTROLLER_NAME, delayMs: d.nanos / NANOS_PER_MILLISECOND, source: d.source },
-        'Enqueued secret with operating system config with a jitter period',
-      );
-      controller.queue.addAfter(key, d.nanos / NANOS_PER_MILLISECOND);
+      if (permission(node()) !== undefined) controller.queue.add(key);
+      else afterDelay();
+    },
+  });
+  nodes.on({
+    update: (previous, next) => {
+      if (permission(previous) === permission(next)) return;
+      if (permission(next) !== undefined) controller.queue.add(key);
+      else afterDelay();
     },
   });
   secrets.start(signal);

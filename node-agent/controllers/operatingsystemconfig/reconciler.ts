@@ -1,23 +1,42 @@
 /**
  * The OSC controller's decisions (node-side §7.3): read the OSC secret, skip when the Node already
- * reports its checksum (a missing checksum never counts as equal), apply through the crash-safe
- * applier, restart the agent itself when its unit changed, then, once the Node exists, remove the
- * kubelet bootstrap credentials, record an event and stamp the Node with the checksum and the
- * Kubernetes version label.
+ * reports its checksum (a missing checksum never counts as equal), hold while the seed permits
+ * another checksum on this Node (apply-gate.ts; without a permission annotation nothing changes),
+ * apply through the crash-safe applier, restart the agent itself when its unit changed, then, once
+ * the Node exists, remove the kubelet bootstrap credentials, record an event and stamp the Node
+ * with the checksum and the Kubernetes version label. Every apply is reported on the Node
+ * (apply-report.ts): Failed with why when it throws, else Verifying, and after the settle time
+ * Succeeded or Failed (verify-apply.ts).
  */
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
-import { ANNOTATION, LABEL, PATH, readOscSecret } from '../../../api/index.js';
-import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
+import {
+  ANNOTATION,
+  APPLY_REASON,
+  type OperatingSystemConfig,
+  PATH,
+  readApplyReport,
+  readOscSecret,
+  readPermission,
+} from '../../../api/index.js';
+import { type Clock, realClock } from '../../../runtime/clock.js';
+import {
+  type ReconcileContext,
+  type ReconcileResult,
+  ReconcileTimeoutError,
+} from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
-import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
+import { computePlan } from '../../planner/compute-plan.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
+import { gateDecision } from './apply-gate.js';
+import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
+import { restartedUnits, type VerifyProbe, verifyApply } from './verify-apply.js';
 
 export interface OscReconcilerOptions {
   readonly secretName: string;
@@ -37,40 +56,76 @@ export interface OscReconcilerOptions {
   readonly agentMetrics?: AgentMetrics;
   /** Holds the apply at its crash points, for tests under a real systemd (apply-barrier.ts). */
   readonly applyBarrier?: ApplyBarrier;
+  /** How long after an apply the restarted units and health checks are judged (default 10 s). */
+  readonly settleMs?: number;
+  /** The health checks judged after the settle time (kubelet, containerd where the agent checks them). */
+  readonly verifyProbes?: readonly VerifyProbe[];
+  readonly clock?: Clock;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
+export const DEFAULT_APPLY_SETTLE_MS = 10_000;
 
 export class OscReconciler {
+  private lastHold: string | undefined;
+
   constructor(private readonly o: OscReconcilerOptions) {}
 
   async reconcile(_key: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const secret = this.o.secret();
     if (!secret) return undefined;
-    const { raw, checksum, osc } = readOscSecret(secret as Parameters<typeof readOscSecret>[0]);
+    const checksum = secret.metadata?.annotations?.[ANNOTATION.checksumDataScript];
     const node = this.o.node();
-    if (
-      node &&
+    const annotations = node?.metadata?.annotations;
+    const upToDate =
+      node !== undefined &&
       checksum !== undefined &&
-      node.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData] === checksum
-    ) {
+      annotations?.[ANNOTATION.checksumCloudConfigData] === checksum;
+    if (!upToDate) {
+      const gate = gateDecision(readPermission(annotations), checksum);
+      if (gate.kind === 'hold') {
+        if (this.lastHold !== gate.reason)
+          ctx.log.info(
+            { reason: gate.reason },
+            'Holding the new operating system config until the seed permits it',
+          );
+        this.lastHold = gate.reason;
+        return undefined;
+      }
+    }
+    this.lastHold = undefined;
+    let content: ReturnType<typeof readOscSecret>;
+    try {
+      content = readOscSecret(secret as Parameters<typeof readOscSecret>[0]);
+    } catch (e) {
+      if (!upToDate) await this.reportFailure(node, checksum, e, ctx);
+      throw e;
+    }
+    if (upToDate) {
       ctx.log.debug('Configuration on this node is up to date, nothing to be done');
+      await this.resumeVerification(node, checksum, content.osc, ctx);
       return undefined;
     }
-    const result = await observeOscApply(this.o.agentMetrics, () =>
-      applyOsc({
-        root: this.o.root,
-        oscText: raw,
-        osc,
-        systemd: this.o.systemd,
-        images: this.o.images,
-        logger: ctx.log,
-        onNodeAgentRestart: 'exit',
-        // a timed-out or stopping reconcile ends at the next step, not minutes later
-        signal: ctx.signal,
-        barrier: this.o.applyBarrier,
-      }),
-    );
+    let result: Awaited<ReturnType<typeof applyOsc>>;
+    try {
+      result = await observeOscApply(this.o.agentMetrics, () =>
+        applyOsc({
+          root: this.o.root,
+          oscText: content.raw,
+          osc: content.osc,
+          systemd: this.o.systemd,
+          images: this.o.images,
+          logger: ctx.log,
+          onNodeAgentRestart: 'exit',
+          // a timed-out or stopping reconcile ends at the next step, not minutes later
+          signal: ctx.signal,
+          barrier: this.o.applyBarrier,
+        }),
+      );
+    } catch (e) {
+      await this.reportFailure(node, checksum, e, ctx);
+      throw e;
+    }
     ctx.log.info(
       { outcome: result.outcome, steps: result.stepsRun },
       'Successfully applied operating system config',
@@ -93,17 +148,103 @@ export class OscReconciler {
       'OSCApplied',
       'Operating system config has been applied successfully',
     );
-    await this.patchNode(node.metadata.name, checksum);
+    const units = await restartedUnits(result.plan, this.o.root);
+    await this.report(node.metadata.name, checksum, verifying(units), {
+      checksum: checksum ?? null,
+      kubernetesVersion: this.o.kubernetesVersion,
+    });
+    await this.verifyAndReport(node.metadata.name, checksum, units, ctx);
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 
-  private async patchNode(name: string, checksum: string | undefined): Promise<void> {
-    const body = {
-      metadata: {
-        labels: { [LABEL.kubernetesVersion]: this.o.kubernetesVersion },
-        annotations: { [ANNOTATION.checksumCloudConfigData]: checksum ?? null },
-      },
-    };
-    await this.o.client.mergePatch(RESOURCE.node, { name }, body);
+  /** An agent stopped while it verified left `Verifying` behind: it judges the OSC's units again. */
+  private async resumeVerification(
+    node: V1Node,
+    checksum: string | undefined,
+    osc: OperatingSystemConfig,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const report = readApplyReport(node.metadata?.annotations);
+    if (!node.metadata?.name || !report || report.checksum !== checksum || report.result !== 'Verifying')
+      return;
+    const units = await restartedUnits(computePlan(undefined, osc), this.o.root);
+    ctx.log.info({ units: units.length }, 'Verifying the applied operating system config again');
+    await this.verifyAndReport(node.metadata.name, checksum, units, ctx);
   }
+
+  private async verifyAndReport(
+    nodeName: string,
+    checksum: string | undefined,
+    units: readonly string[],
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const verdict = await verifyApply({
+      units,
+      systemd: this.o.systemd,
+      probes: this.o.verifyProbes ?? [],
+      settleMs: this.o.settleMs ?? DEFAULT_APPLY_SETTLE_MS,
+      signal: ctx.signal,
+      clock: this.o.clock,
+    });
+    if (verdict.ok)
+      ctx.log.info({ message: verdict.message }, 'Verified the applied operating system config');
+    else
+      ctx.log.error(
+        { reason: verdict.reason, message: verdict.message },
+        'The applied operating system config failed its verification',
+      );
+    await this.report(
+      nodeName,
+      checksum,
+      verdict.ok
+        ? { result: 'Succeeded', reason: APPLY_REASON.applied, message: verdict.message }
+        : { result: 'Failed', reason: verdict.reason, message: verdict.message },
+    );
+  }
+
+  /** A failed apply on a registered Node, unless the agent is only stopping. */
+  private async reportFailure(
+    node: V1Node | undefined,
+    checksum: string | undefined,
+    error: unknown,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const name = node?.metadata?.name;
+    if (!name || (ctx.signal.aborted && !(ctx.signal.reason instanceof ReconcileTimeoutError))) return;
+    const next = { result: 'Failed', reason: failureReason(error), message: failureMessage(error) } as const;
+    const current = readApplyReport(node.metadata?.annotations);
+    // a retry that fails the same way rewrites nothing
+    if (
+      current &&
+      current.checksum === checksum &&
+      current.result === next.result &&
+      current.reason === next.reason &&
+      current.message === next.message
+    )
+      return;
+    try {
+      await this.report(name, checksum, next);
+    } catch (e) {
+      ctx.log.error({ err: e }, 'Unable to report the failed apply on the Node');
+    }
+  }
+
+  private async report(
+    nodeName: string,
+    checksum: string | undefined,
+    content: Omit<ReportContent, 'checksum'>,
+    stamp?: { checksum: string | null; kubernetesVersion: string },
+  ): Promise<void> {
+    const now = new Date((this.o.clock ?? realClock).now());
+    const report = checksum === undefined ? undefined : { checksum, ...content };
+    if (report || stamp) await writeReport(this.o.client, nodeName, report, now, stamp);
+  }
+}
+
+function verifying(units: readonly string[]): Omit<ReportContent, 'checksum'> {
+  return {
+    result: 'Verifying',
+    reason: APPLY_REASON.applied,
+    message: `applied; ${units.length} restarted unit(s) to verify after the settle time`,
+  };
 }

@@ -57,6 +57,7 @@ describe('node agent metrics', () => {
         node: () => node,
         restartSelf: () => undefined,
         agentMetrics: metrics,
+        settleMs: 0,
       });
     const ctx = { signal: new AbortController().signal, log: silentLogger };
     const node = { metadata: { name: 'node-a', uid: 'u' } };
@@ -71,7 +72,8 @@ describe('node agent metrics', () => {
 
     it('counts and times each apply by result, and counts restarted units', async () => {
       await reconciler(node).reconcile('kube-system/osc', ctx);
-      expect(patched).to.equal(1);
+      // the stamp with the report "Verifying", then the verdict
+      expect(patched).to.equal(2);
       expect(await values(metrics.oscApplies)).to.deep.equal([{ result: 'applied', value: 1 }]);
       const duration = (await metrics.oscApplyDuration.get()).values;
       expect(duration.find((v) => v.metricName?.endsWith('_count'))).to.deep.include({

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { parseRecording, RecordingSystemd } from '../../../node-agent/systemd/recording-systemd.js';
 import { SystemctlSystemd } from '../../../node-agent/systemd/systemctl-systemd.js';
+import { readSystemdFaults } from '../../../node-agent/systemd/systemd-faults.js';
 import { createLogger } from '../../../runtime/logging.js';
 import { useTempDirs } from '../support/harness.js';
 import { loggedCalls, stubEnv } from '../support/stubs.js';
@@ -60,6 +61,56 @@ describe('node-agent systemd', () => {
     const memory = new MemorySystemd((op) => (op.op === 'restart' ? new Error('no') : undefined));
     await memory.restart('b.service').catch(() => undefined);
     expect((await memory.unitStatus('b.service')).invocationId).to.equal('');
+  });
+
+  it('injected faults: a restart fails (unit failed) or leaves the unit inactive, recorded with the fault', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'ops.jsonl');
+    const rules = join(dir, 'faults.json');
+    const root = join(dir, 'root');
+    mkdirSync(join(root, 'etc'), { recursive: true });
+    writeFileSync(join(root, 'etc/kubelet.yaml'), 'maxPods: 110\n');
+    writeFileSync(
+      rules,
+      JSON.stringify([
+        { unit: 'a.service', effect: 'fail' },
+        {
+          unit: 'kubelet.service',
+          effect: 'inactive',
+          whenFileContains: { path: '/etc/kubelet.yaml', text: 'maxPods: 120' },
+        },
+      ]),
+    );
+    const systemd = new RecordingSystemd(file, { faults: () => readSystemdFaults(rules), root });
+    const error = await systemd.restart('a.service').catch((e: Error) => e);
+    expect((error as Error).message).to.match(/Job for a\.service failed/);
+    expect(await systemd.unitStatus('a.service')).to.include({ activeState: 'failed', subState: 'failed' });
+    // the condition does not hold: an ordinary restart
+    await systemd.restart('kubelet.service');
+    expect((await systemd.unitStatus('kubelet.service')).activeState).to.equal('active');
+    // the bad configuration is on disk: the restart "succeeds", the unit is not running
+    writeFileSync(join(root, 'etc/kubelet.yaml'), 'maxPods: 120\n');
+    await systemd.restart('kubelet.service');
+    const broken = await systemd.unitStatus('kubelet.service');
+    expect(broken.activeState).to.equal('inactive');
+    expect(broken.invocationId).to.match(/^[0-9a-f]{32}$/);
+    // the rules are read at every call: without them the next restart works
+    writeFileSync(rules, '[]');
+    await systemd.restart('a.service');
+    expect((await systemd.unitStatus('a.service')).activeState).to.equal('active');
+    expect(parseRecording(readFileSync(file, 'utf8')).map((op) => op.fault ?? '-')).to.deep.equal([
+      'fail',
+      '-',
+      'inactive',
+      '-',
+    ]);
+  });
+
+  it('fault rules are validated, naming the field; a missing file means no faults', () => {
+    const dir = tempDir();
+    expect(readSystemdFaults(join(dir, 'none.json'))).to.deep.equal([]);
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify([{ unit: 'a', effect: 'explode' }]));
+    expect(() => readSystemdFaults(join(dir, 'bad.json'))).to.throw(/bad\.json: 0\.effect: /);
   });
 
   it('the in-memory recorder records and can fail a chosen call', async () => {
@@ -149,6 +200,7 @@ describe('node-agent systemd', () => {
         'LoadState=loaded',
         'ActiveState=active',
         'SubState=running',
+        'Type=notify',
         'InvocationID=0f1e2d3c4b5a69788796a5b4c3d2e1f0',
         'ActiveEnterTimestampMonotonic=8123456',
         'InactiveEnterTimestampMonotonic=0',
@@ -159,7 +211,7 @@ describe('node-agent systemd', () => {
         [
           '--no-ask-password',
           'show',
-          '--property=LoadState,ActiveState,SubState,InvocationID,ActiveEnterTimestampMonotonic,InactiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic',
+          '--property=LoadState,ActiveState,SubState,Type,InvocationID,ActiveEnterTimestampMonotonic,InactiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic',
           '--',
           'kubelet.service',
         ],
@@ -168,6 +220,7 @@ describe('node-agent systemd', () => {
         loadState: 'loaded',
         activeState: 'active',
         subState: 'running',
+        type: 'notify',
         invocationId: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
         activeEnterTimestampMonotonic: 8123456,
         inactiveEnterTimestampMonotonic: 0,

@@ -1,0 +1,84 @@
+/**
+ * After an apply the agent waits a settle time, then judges it: every unit the apply restarted
+ * must be running (a oneshot service may also have exited cleanly) and the node's health checks
+ * (kubelet /healthz, containerd) must pass. The verdict is what the agent reports on its Node.
+ */
+import { APPLY_REASON } from '../../../api/index.js';
+import { type Clock, realClock, sleep } from '../../../runtime/clock.js';
+import { HostRoot } from '../../applier/host-root.js';
+import type { Plan } from '../../planner/plan.js';
+import type { Systemd } from '../../systemd/systemd.js';
+import type { UnitStatus } from '../../systemd/unit-status.js';
+
+/** A health check run once after the settle time; rejects with why it failed. */
+export interface VerifyProbe {
+  readonly name: string;
+  readonly check: (signal: AbortSignal) => Promise<void>;
+}
+
+export type Verdict =
+  | { readonly ok: true; readonly message: string }
+  | { readonly ok: false; readonly reason: string; readonly message: string };
+
+const RUNNING = new Set(['active', 'reloading']);
+
+/** Why a unit restarted settle time ago is not as it should be, or undefined when it is. Pure. */
+export function unitProblem(unit: string, status: UnitStatus): string | undefined {
+  if (RUNNING.has(status.activeState)) return undefined;
+  if (status.type === 'oneshot' && status.activeState === 'inactive') return undefined;
+  return `${unit} is ${status.activeState} (${status.subState})`;
+}
+
+/** The units a plan restarts, without the ones an absent OS unit skipped. */
+export async function restartedUnits(plan: Plan, root: string): Promise<string[]> {
+  const host = new HostRoot(root);
+  const units: string[] = [];
+  for (const c of plan.commands) {
+    if (c.command !== 'restart') continue;
+    if (c.ifUnitExists && !(await host.unitExists(c.unit))) continue;
+    units.push(c.unit);
+  }
+  return units;
+}
+
+export interface VerifyOptions {
+  readonly units: readonly string[];
+  readonly systemd: Pick<Systemd, 'unitStatus'>;
+  readonly probes: readonly VerifyProbe[];
+  readonly settleMs: number;
+  readonly signal: AbortSignal;
+  readonly clock?: Clock;
+}
+
+export async function verifyApply(o: VerifyOptions): Promise<Verdict> {
+  if (o.settleMs > 0) await sleep(o.clock ?? realClock, o.settleMs, o.signal);
+  const seconds = `${Math.round(o.settleMs / 100) / 10}s`;
+  const problems: string[] = [];
+  for (const unit of o.units) {
+    const problem = unitProblem(unit, await o.systemd.unitStatus(unit));
+    if (problem) problems.push(problem);
+  }
+  if (problems.length > 0)
+    return {
+      ok: false,
+      reason: APPLY_REASON.unitNotActive,
+      message: `${problems.join('; ')}, ${seconds} after the apply restarted it`,
+    };
+  const failed = await Promise.allSettled(o.probes.map((p) => p.check(o.signal)));
+  const health = failed.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${o.probes[i]!.name}: ${(r.reason as Error)?.message ?? r.reason}`] : [],
+  );
+  if (health.length > 0)
+    return {
+      ok: false,
+      reason: APPLY_REASON.healthCheckFailed,
+      message: `health check failed ${seconds} after the apply: ${health.join('; ')}`,
+    };
+  return {
+    ok: true,
+    message:
+      o.units.length > 0
+        ? `applied; ${o.units.length} restarted unit(s) active after ${seconds}`
+        : 'applied; no unit restarted',
+  };
+}

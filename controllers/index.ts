@@ -1,7 +1,7 @@
 /**
  * The seed controllers of `gardener-osc controller-manager`, as its configuration selects them:
  * operatingsystemconfig, migration, token-requestor (direct mode) and os-local over the seed;
- * node-delay and token-labels per selected shoot. seed/manager runs them while it leads.
+ * node-delay, rollout and token-labels per selected shoot. seed/manager runs them while it leads.
  */
 import { NANOS_PER_MILLISECOND } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
@@ -17,6 +17,7 @@ import { addMigrationController } from './migration/add.js';
 import { startNodeDelayController } from './node-delay/add.js';
 import { addOscController } from './operatingsystemconfig/add.js';
 import { addOsLocal } from './os-local/add.js';
+import { startRolloutController } from './rollout/add.js';
 import { startTokenLabelsController } from './token-labels/add.js';
 import { addTokenRequestor } from './token-requestor/add.js';
 
@@ -32,6 +33,8 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
     shoot.push((ctx, env) =>
       startNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND }),
     );
+  // the rollout runs for every shoot: with its gate off (config or Cluster) it removes its permissions
+  shoot.push((ctx, env) => startRolloutController(ctx, env));
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   return { seed, shoot };

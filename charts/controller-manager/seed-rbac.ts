@@ -12,7 +12,8 @@ export function seedRules(leaderElectionLease: string): ExplainedRule[] {
       apiGroups: ['extensions.gardener.cloud'],
       resources: ['clusters'],
       verbs: ['get', 'list', 'watch', 'patch'],
-      reason: 'Clusters are selected by label, so all are watched; patch adds and removes our finalizer',
+      reason:
+        'Clusters are selected by label, so all are watched; patch adds and removes our finalizer and removes a rollout action annotation once acted on',
     },
     {
       apiGroups: ['extensions.gardener.cloud'],
@@ -49,7 +50,7 @@ export function seedRules(leaderElectionLease: string): ExplainedRule[] {
       apiGroups: [''],
       resources: ['configmaps'],
       verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
-      reason: `the migration state (gardener-node-agent-migration) per shoot, watched by label: ${SHOOT_NAMESPACES}`,
+      reason: `the migration state (gardener-node-agent-migration) and the rollout status (gardener-node-agent-rollout) per shoot, watched by label: ${SHOOT_NAMESPACES}`,
     },
     {
       apiGroups: ['', 'events.k8s.io'],

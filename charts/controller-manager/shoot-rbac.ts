@@ -19,7 +19,8 @@ export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRu
       apiGroups: [''],
       resources: ['nodes'],
       verbs: ['get', 'list', 'watch', 'patch'],
-      reason: 'node-delay annotates every Node; node status and migration read all Nodes',
+      reason:
+        'node-delay annotates every Node with its delay, the rollout with the checksum it may apply; node status, migration and rollout read all Nodes',
     },
     {
       apiGroups: [''],
@@ -33,7 +34,7 @@ export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRu
       resources: ['leases'],
       verbs: ['list', 'watch'],
       reason:
-        'the migration watches every node agent Lease (gardener-node-agent-<node>: one per node) in its shoot cache while nodes migrate',
+        'the migration (while nodes migrate) and the rollout gate (while it is on) watch every node agent Lease (gardener-node-agent-<node>: one per node) in the shoot cache',
     },
   ];
   if (applyMode !== 'direct') return always;

@@ -72,7 +72,6 @@ export class DelayInputError extends Error {
   }
 }
 
-
 function validate(input: AssignDelaysInput): void {
   const { minDelay, maxDelay } = input;
   if (!Number.isSafeInteger(minDelay) || minDelay < 0)

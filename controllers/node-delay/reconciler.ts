@@ -7,6 +7,7 @@
 import { ANNOTATION } from '../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
+import { forEachLimited } from '../../runtime/for-each-limited.js';
 import { type DelayWindow, delayWindow, type NodeDelayPatchBody, planNodeDelays } from './decide.js';
 import type { NodeDelayMetrics } from './metrics.js';
 
@@ -125,26 +126,4 @@ export class NodeDelayReconciler {
     ctx.log.warn({ reason: warning.reason }, warning.message);
     await this.o.recorder?.event(this.o.eventObject, 'Warning', warning.reason, warning.message);
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` at a time; the first error is thrown after all settled. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await fn(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.error;
 }

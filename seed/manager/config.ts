@@ -17,7 +17,7 @@ import { RenderValuesSchema } from '../../charts/values/render-values.js';
 export const CONTROLLER_MANAGER_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
 export const CONTROLLER_MANAGER_KIND = 'ControllerManagerConfiguration';
 
-const goDuration = z.string().transform((text, ctx) => {
+export const goDuration = z.string().transform((text, ctx) => {
   try {
     return parseGoDuration(text) / 1e6;
   } catch (e) {
@@ -25,6 +25,41 @@ const goDuration = z.string().transform((text, ctx) => {
     return z.NEVER;
   }
 });
+
+/** `on`/`off` (YAML 1.1 reads a bare `off` as false, so booleans are accepted too). */
+export const gateSwitch = z
+  .union([z.boolean(), z.enum(['on', 'off'])])
+  .transform((v) => (typeof v === 'boolean' ? v : v === 'on'));
+
+/** A number of nodes, or a percentage of the worker pool (`25%`, rounded up, at least 1). */
+export const nodeCount = z.union([
+  z.number().int().min(1),
+  z
+    .string()
+    .regex(/^([1-9][0-9]?|100)%$/, 'a number of nodes, or a percentage from 1% to 100%')
+    .transform((text) => ({ percent: Number(text.slice(0, -1)) })),
+]);
+
+export type NodeCount = z.output<typeof nodeCount>;
+
+/** The rollout gate (docs/rollout.md); each field can be overridden per Cluster by annotation. */
+export const RolloutSettingsSchema = z.strictObject({
+  /** off: no permissions on Nodes, every agent applies after its delay as upstream's does. */
+  gate: gateSwitch.default(true),
+  /** Nodes of the first wave, all in one zone. */
+  canary: z.number().int().min(1).default(1),
+  /** Each wave is this many times the last (1: every wave the canary's size). */
+  growth: z.number().min(1).max(100).default(2),
+  maxPerWave: nodeCount.default({ percent: 25 }),
+  /** How long a node stays Ready with a fresh Lease after it reported success. */
+  settleTime: goDuration.default(60_000),
+  /** Failures of a rollout that do not halt it. */
+  failuresTolerated: z.number().int().min(0).default(0),
+  /** How often a rollout in progress is looked at without an event (Lease freshness, due grants). */
+  checkInterval: goDuration.default(5_000),
+});
+
+export type RolloutSettings = z.output<typeof RolloutSettingsSchema>;
 
 const labelValue = z
   .string()
@@ -83,6 +118,7 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
           checkInterval: goDuration.default(10_000),
         })
         .prefault({}),
+      rollout: RolloutSettingsSchema.prefault({}),
       osLocal: z
         .strictObject({
           enabled: z.boolean().default(false),

@@ -64,7 +64,15 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
   charts: [['values'], ['operating-system-config', 'managed-resource', 'controller-manager']],
   seed: [['kube', 'shoot-secrets', 'migration-state', 'shoot-nodes'], ['direct-apply'], ['manager']],
   controllers: [
-    ['migration', 'node-delay', 'operatingsystemconfig', 'os-local', 'token-labels', 'token-requestor'],
+    [
+      'migration',
+      'node-delay',
+      'operatingsystemconfig',
+      'os-local',
+      'rollout',
+      'token-labels',
+      'token-requestor',
+    ],
   ],
   cli: [['plan']],
 };

@@ -1,0 +1,278 @@
+/**
+ * The rollout of one worker pool, decided (docs/rollout.md has the state machine):
+ *
+ *   (new checksum) ──► Progressing ──every node updated──► Completed
+ *                        │    ▲
+ *           failures >   │    │ resume (failures accepted)
+ *           tolerated    ▼    │
+ *                       Halted ──unguarded──► Unguarded ──every node updated──► Completed
+ *
+ * A new checksum in the pool's secret starts a new rollout from any phase; one that supersedes an
+ * unfinished rollout reaches that rollout's failed nodes first. Each decision also says which
+ * checksum every node of the pool may apply: the target for nodes that run it, tried it, are
+ * permitted in the current wave, or never applied anything (a new machine takes the newest at
+ * once); for every other node the checksum it runs, so its agent holds. Pure.
+ */
+import type { RolloutSettings } from '../../seed/manager/config.js';
+import { healthy, judgeMember, reportedFailure } from './gate.js';
+import type { NodeView, PoolObservation } from './observe.js';
+import type { RolloutAction } from './settings.js';
+import type { NodeFailure, PoolRollout, WaveMember } from './state.js';
+import { nextWave, orderCandidates, staggered } from './waves.js';
+
+export interface RolloutEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface PoolDecisionInput {
+  readonly settings: RolloutSettings;
+  readonly now: number;
+  /** The shoot's delay window (its max delay), in milliseconds: a wave spreads at its pace. */
+  readonly windowMs: number;
+  readonly observation: PoolObservation;
+  readonly previous?: PoolRollout;
+  readonly action?: RolloutAction;
+}
+
+export interface PoolDecision {
+  /** Undefined while the pool has no OSC secret (nothing to roll out, nothing changes). */
+  readonly state?: PoolRollout;
+  /** The permission each node must carry, for the nodes whose annotation differs. */
+  readonly permissions: ReadonlyMap<string, string>;
+  readonly events: readonly RolloutEvent[];
+  /** When to decide again without an event. */
+  readonly recheckAt?: number;
+  /** Failures first recorded in this decision. */
+  readonly newFailures: readonly NodeFailure[];
+  /** The rollout halted in this decision. */
+  readonly halted: boolean;
+}
+
+export const short = (checksum: string): string => checksum.slice(0, 12);
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The node must still get the target: it neither runs nor tried it. */
+function needsTarget(node: NodeView, target: string): boolean {
+  return node.applied !== undefined && node.applied !== target && node.report?.checksum !== target;
+}
+
+function counts(nodes: readonly NodeView[], state: PoolRollout) {
+  const failed = new Set(state.failures.map((f) => f.node));
+  for (const n of nodes) if (reportedFailure(n, state.target)) failed.add(n.name);
+  const inWave = new Set(state.members.map((m) => m.node));
+  let updated = 0;
+  let failedCount = 0;
+  for (const n of nodes) {
+    if (failed.has(n.name)) failedCount++;
+    else if (n.applied === state.target && !inWave.has(n.name)) updated++;
+  }
+  return { updated, failed: failedCount, pending: nodes.length - updated - failedCount };
+}
+
+function describe(target: string, f: NodeFailure): string {
+  return `node ${f.node}, checksum ${short(target)}: ${f.reason}: ${f.message}`;
+}
+
+export function decidePool(input: PoolDecisionInput): PoolDecision {
+  const { settings, now, observation: obs } = input;
+  const target = obs.target;
+  const events: RolloutEvent[] = [];
+  const newFailures: NodeFailure[] = [];
+  if (!target) return { state: input.previous, permissions: new Map(), events, newFailures, halted: false };
+  const pool = obs.pool;
+  const nodes = new Map(obs.nodes.map((n) => [n.name, n]));
+  const prev = input.previous;
+  let state: Mutable<PoolRollout>;
+
+  if (!prev || prev.target !== target) {
+    const pending = obs.nodes.filter((n) => needsTarget(n, target));
+    const unfinished = prev && prev.phase !== 'Completed' ? prev : undefined;
+    // the nodes the last configuration broke (halted, tolerated, accepted or unguarded) come first
+    const first = prev
+      ? obs.nodes
+          .filter((n) => prev.failures.some((f) => f.node === n.name) || reportedFailure(n, prev.target))
+          .map((n) => n.name)
+      : [];
+    state = {
+      target,
+      phase: prev || pending.length > 0 ? 'Progressing' : 'Completed',
+      startedAt: now,
+      ...(prev || pending.length > 0 ? {} : { completedAt: now }),
+      wave: 0,
+      lastWaveSize: 0,
+      members: [],
+      failures: [],
+      first,
+      ...(unfinished ? { supersedes: unfinished.target } : {}),
+      updated: 0,
+      failed: 0,
+      pending: 0,
+    };
+    if (unfinished)
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutSuperseded',
+        message: `pool ${pool}: ${short(target)} supersedes the ${unfinished.phase.toLowerCase()} rollout of ${short(unfinished.target)}${first.length > 0 ? `; its ${first.length} failed node(s) first: ${first.join(', ')}` : ''}`,
+      });
+    else if (state.phase === 'Progressing')
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutStarted',
+        message: `pool ${pool}: rolling out ${short(target)} to ${pending.length} node(s) in waves${first.length > 0 ? `; the ${first.length} node(s) the last configuration failed first: ${first.join(', ')}` : ''}`,
+      });
+  } else {
+    state = { ...prev };
+  }
+
+  // the operator's action
+  if (input.action === 'resume' && state.phase === 'Halted') {
+    const accepted = state.failures.filter((f) => !f.accepted).length;
+    state.failures = state.failures.map((f) => ({ ...f, accepted: true }));
+    state.phase = 'Progressing';
+    state.haltedSince = undefined;
+    state.reason = undefined;
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutResumed',
+      message: `pool ${pool}: resumed the rollout of ${short(target)} as it is; ${accepted} failure(s) accepted`,
+    });
+  } else if (input.action === 'unguarded' && (state.phase === 'Progressing' || state.phase === 'Halted')) {
+    const waiting = new Set(state.members.map((m) => m.node));
+    const rest = orderCandidates(
+      obs.nodes.filter(
+        (n) =>
+          needsTarget(n, target) && !waiting.has(n.name) && !state.failures.some((f) => f.node === n.name),
+      ),
+      new Set(state.first),
+    );
+    state.members = [...state.members, ...staggered(rest, now, input.windowMs, obs.nodes.length)];
+    state.phase = 'Unguarded';
+    state.haltedSince = undefined;
+    state.reason = undefined;
+    events.push({
+      type: 'Warning',
+      reason: 'RolloutUnguarded',
+      message: `pool ${pool}: the rollout of ${short(target)} goes on without the gate: ${rest.length} more node(s) within the delay window`,
+    });
+  }
+
+  const failedNode = (name: string) => state.failures.some((f) => f.node === name);
+  const fail = (node: string, reason: string, message: string) => {
+    const failure: NodeFailure = { node, reason, message, at: now };
+    state.failures = [...state.failures, failure];
+    newFailures.push(failure);
+  };
+
+  // the gate, for the current wave
+  let recheckAt: number | undefined;
+  const due = (t: number | undefined) => {
+    if (t !== undefined && t > now) recheckAt = recheckAt === undefined ? t : Math.min(recheckAt, t);
+  };
+  const members: WaveMember[] = [];
+  for (const member of state.members) {
+    if (state.phase === 'Unguarded') {
+      // no gate, but the rollout ends only once every node said how its apply went
+      const n = nodes.get(member.node);
+      if (n && (needsTarget(n, target) || (n.report?.checksum === target && n.report.result === 'Verifying')))
+        members.push(member);
+      continue;
+    }
+    const verdict = judgeMember(member, nodes.get(member.node), target, now, settings.settleTime);
+    if (verdict.kind === 'fail') fail(member.node, verdict.reason, verdict.message);
+    else if (verdict.kind === 'wait') {
+      members.push(verdict.member);
+      due(verdict.until);
+    }
+  }
+  state.members = members;
+
+  // failures reported outside the wave: a new machine, a node of an earlier wave applying again
+  for (const n of obs.nodes) {
+    if (reportedFailure(n, target) && !failedNode(n.name) && !members.some((m) => m.node === n.name))
+      fail(n.name, n.report!.reason, n.report!.message);
+  }
+
+  // halt
+  let halted = false;
+  const open = state.failures.filter((f) => !f.accepted);
+  if (state.phase === 'Progressing' && open.length > settings.failuresTolerated) {
+    const first = open[0]!;
+    state.phase = 'Halted';
+    state.haltedSince = now;
+    state.reason = describe(target, first);
+    halted = true;
+    events.push({
+      type: 'Warning',
+      reason: 'RolloutHalted',
+      message: `pool ${pool}: halted the rollout of ${short(target)} in wave ${state.wave}: ${state.reason}`,
+    });
+  }
+
+  // the next wave, or done
+  if ((state.phase === 'Progressing' || state.phase === 'Unguarded') && state.members.length === 0) {
+    const candidates = obs.nodes.filter((n) => needsTarget(n, target) && !failedNode(n.name) && !n.leaving);
+    if (candidates.length === 0 || state.phase === 'Unguarded') {
+      state.phase = 'Completed';
+      state.completedAt = now;
+      const updated = obs.nodes.filter((n) => n.applied === target && !failedNode(n.name)).length;
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutCompleted',
+        message: `pool ${pool}: ${short(target)} rolled out to ${updated} node(s) in ${state.wave} wave(s)${state.failures.length > 0 ? `; ${state.failures.length} node(s) failed` : ''}`,
+      });
+    } else {
+      const first = new Set(state.first);
+      const plan = nextWave(
+        settings,
+        state.lastWaveSize,
+        orderCandidates(candidates, first),
+        first,
+        obs.nodes.length,
+      );
+      state.members = staggered(plan.nodes, now, input.windowMs, obs.nodes.length);
+      state.lastWaveSize = plan.lastWaveSize;
+      state.wave++;
+      state.waveStartedAt = now;
+      const zones = [...new Set(plan.nodes.map((n) => n.zone ?? '-'))].join(', ');
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutWaveStarted',
+        message: `pool ${pool}: wave ${state.wave} (${plan.kind === 'first' ? 'the nodes the superseded rollout failed' : plan.kind}) of ${short(target)}: ${plan.nodes.length} node(s) in zone(s) ${zones}: ${plan.nodes.map((n) => n.name).join(', ')}`,
+      });
+    }
+  }
+
+  // grants due now
+  if (state.phase === 'Progressing' || state.phase === 'Unguarded') {
+    state.members = state.members.map((m) => {
+      if (m.grantedAt !== undefined) return m;
+      if (m.grantAt > now) {
+        due(m.grantAt);
+        return m;
+      }
+      const node = nodes.get(m.node);
+      return { ...m, grantedAt: now, baseline: node ? healthy(node) : false };
+    });
+  }
+  if (state.members.length > 0 && state.phase !== 'Halted') due(now + settings.checkInterval);
+
+  // permissions
+  const granted = new Set(state.members.filter((m) => m.grantedAt !== undefined).map((m) => m.node));
+  const permissions = new Map<string, string>();
+  for (const n of obs.nodes) {
+    const keepsTarget =
+      n.applied === undefined ||
+      n.applied === target ||
+      n.report?.checksum === target ||
+      failedNode(n.name) ||
+      (granted.has(n.name) && state.phase !== 'Halted');
+    const desired = keepsTarget ? target : n.applied!;
+    if (n.permitted !== desired) permissions.set(n.name, desired);
+  }
+
+  Object.assign(state, counts(obs.nodes, state));
+  return { state, permissions, events, recheckAt, newFailures, halted };
+}

@@ -1,0 +1,150 @@
+/**
+ * What the rollout reads of a shoot, reduced to what it decides on: per worker pool the target
+ * checksum (its OSC secret's `checksum/data-script`) and per Node its zone, delay, what it runs
+ * and reports, whether it is Ready and whether its agent's Lease is fresh. Pure.
+ */
+import {
+  ANNOTATION,
+  type ApplyReport,
+  key,
+  LABEL,
+  LABEL_VALUE,
+  nodeAgentLeaseName,
+  PERMITTED_CHECKSUM_ANNOTATION,
+  parseDelayAnnotation,
+  readApplyReport,
+  TAINT_PREFER_NO_SCHEDULE,
+  tryParseSemVer,
+} from '../../api/index.js';
+
+export interface NodeView {
+  readonly name: string;
+  readonly zone?: string;
+  /** Its reconciliation delay in nanoseconds, if it has a valid one. */
+  readonly delay?: number;
+  /** `checksum/cloud-config-data`: what it last applied; undefined for a machine that never applied. */
+  readonly applied?: string;
+  /** The permission annotation as it is now. */
+  readonly permitted?: string;
+  readonly report?: ApplyReport;
+  /** Its Ready condition is True. */
+  readonly ready: boolean;
+  /** lastTransitionTime of the Ready condition (ms). */
+  readonly readySince?: number;
+  /** Its agent's Lease is fresh; undefined while the Leases are not known (the gate cannot decide). */
+  readonly leaseFresh?: boolean;
+  /** Its agent's Lease renewal (ms), for messages. */
+  readonly leaseRenewed?: number;
+  /** Tainted to be replaced by machine-controller-manager: never chosen for a wave. */
+  readonly leaving?: boolean;
+}
+
+export interface PoolObservation {
+  readonly pool: string;
+  /** The checksum the pool's OSC secret holds; undefined before the secret exists. */
+  readonly target?: string;
+  readonly nodes: readonly NodeView[];
+}
+
+/** A Node as the shoot cache holds it (the fields read here). */
+export interface NodeObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly deletionTimestamp?: string | null;
+    readonly labels?: Readonly<Record<string, string>> | null;
+    readonly annotations?: Readonly<Record<string, string>> | null;
+  };
+  readonly spec?: { readonly taints?: readonly { key: string; effect: string }[] | null };
+  readonly status?: {
+    readonly conditions?:
+      | readonly { type?: string; status?: string; lastTransitionTime?: string | Date }[]
+      | null;
+  };
+}
+
+export interface LeaseObject {
+  readonly metadata?: { readonly name?: string };
+  readonly spec?: {
+    readonly renewTime?: string | Date | null;
+    readonly leaseDurationSeconds?: number | null;
+  };
+}
+
+export interface SecretObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly labels?: Readonly<Record<string, string>> | null;
+    readonly annotations?: Readonly<Record<string, string>> | null;
+  };
+}
+
+const ms = (t: string | Date | null | undefined): number | undefined => {
+  if (!t) return undefined;
+  const v = t instanceof Date ? t.getTime() : Date.parse(t);
+  return Number.isNaN(v) ? undefined : v;
+};
+
+export function nodeView(
+  node: NodeObject,
+  leases: ReadonlyMap<string, LeaseObject> | undefined,
+  now: number,
+): NodeView {
+  const name = node.metadata?.name ?? '';
+  const annotations = node.metadata?.annotations ?? undefined;
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  const lease = leases?.get(nodeAgentLeaseName(name));
+  const renewed = ms(lease?.spec?.renewTime);
+  const duration = (lease?.spec?.leaseDurationSeconds ?? 40) * 1000;
+  const report = readApplyReport(annotations);
+  return {
+    name,
+    zone: node.metadata?.labels?.[LABEL.zone] || undefined,
+    delay: parseDelayAnnotation(annotations?.[ANNOTATION.reconciliationDelay]),
+    applied: annotations?.[ANNOTATION.checksumCloudConfigData] || undefined,
+    permitted: annotations?.[PERMITTED_CHECKSUM_ANNOTATION],
+    ...(report ? { report } : {}),
+    ready: ready?.status === 'True',
+    readySince: ms(ready?.lastTransitionTime),
+    leaseFresh: leases === undefined ? undefined : renewed !== undefined && renewed + duration >= now,
+    leaseRenewed: renewed,
+    leaving:
+      node.spec?.taints?.some(
+        (t) => t.key === TAINT_PREFER_NO_SCHEDULE.key && t.effect === TAINT_PREFER_NO_SCHEDULE.effect,
+      ) ?? false,
+  };
+}
+
+/**
+ * The pools and their nodes: a node belongs to the pool of its `worker.gardener.cloud/pool`
+ * label; nodes being deleted and nodes of another key (another Kubernetes minor or CRI: a rolling
+ * update replaces them, they read another secret) take no part.
+ */
+export function observePools(
+  pools: readonly string[],
+  nodes: readonly NodeObject[],
+  secrets: readonly SecretObject[],
+  leases: ReadonlyMap<string, LeaseObject> | undefined,
+  now: number,
+): PoolObservation[] {
+  return pools.map((pool) => {
+    const secret = secrets.find(
+      (s) =>
+        s.metadata?.labels?.[LABEL.workerPool] === pool &&
+        s.metadata?.labels?.[LABEL.gardenerRole] === LABEL_VALUE.roleOperatingSystemConfig,
+    );
+    const members = nodes.filter((n) => {
+      if (n.metadata?.deletionTimestamp || n.metadata?.labels?.[LABEL.workerPool] !== pool) return false;
+      const version = tryParseSemVer(n.metadata?.labels?.[LABEL.kubernetesVersion] ?? '');
+      return (
+        !secret ||
+        !version ||
+        key(pool, version, n.metadata?.labels?.[LABEL.criName]) === secret.metadata?.name
+      );
+    });
+    return {
+      pool,
+      target: secret?.metadata?.annotations?.[ANNOTATION.checksumDataScript] || undefined,
+      nodes: members.map((n) => nodeView(n, leases, now)),
+    };
+  });
+}

@@ -1,0 +1,299 @@
+/**
+ * The rollout reconciler of one shoot (key: its namespace). It observes the shoot's Nodes, OSC
+ * secrets and agent Leases (shoot cache), the Cluster's annotations (seed cache) and the status
+ * ConfigMap (read from the seed, never a cache: it is the state), lets `decidePool` decide every
+ * pool, and executes: the status first (so a restart finds what was decided), then the Nodes'
+ * permissions, events on the Cluster, metrics, and the operator's action annotation removed once
+ * acted on. With the gate off it removes every permission it wrote, and its status: the shoot
+ * behaves exactly as without the gate.
+ */
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import {
+  type Cluster,
+  maxDelayFromShoot,
+  PERMITTED_CHECKSUM_ANNOTATION,
+  ROLLOUT_CLUSTER_ANNOTATION,
+  ROLLOUT_STATUS_CONFIGMAP,
+} from '../../api/index.js';
+import { type Clock, realClock } from '../../runtime/clock.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import type { EventObject, EventRecorder } from '../../runtime/events.js';
+import { forEachLimited } from '../../runtime/for-each-limited.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import type { KubeClient } from '../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import type { RolloutSettings } from '../../seed/manager/config.js';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../seed/migration-state/state.js';
+import { decidePool, type RolloutEvent } from './decide.js';
+import type { RolloutMetrics } from './metrics.js';
+import { type LeaseObject, type NodeObject, observePools, type SecretObject } from './observe.js';
+import { actionRequest, effectiveSettings } from './settings.js';
+import { decodeRolloutStatus, encodeRolloutStatus, type PoolRollout, RolloutStatusError } from './state.js';
+
+export interface RolloutShoot {
+  nodes(): readonly NodeObject[];
+  oscSecrets(): readonly SecretObject[];
+  /** The agents' Leases, watched from the first call on; undefined until listed (the gate cannot decide). */
+  leases(): readonly LeaseObject[] | undefined;
+  /** Stops watching the Leases (the gate is off). */
+  releaseLeases(): void;
+}
+
+export interface RolloutReconcilerOptions {
+  readonly namespace: string;
+  readonly settings: RolloutSettings;
+  readonly cluster: () => Cluster;
+  /** The Cluster object's own annotations (settings overrides, the operator's action). */
+  readonly clusterAnnotations: () => Readonly<Record<string, string>> | undefined;
+  readonly shoot: RolloutShoot;
+  /** Writes the Nodes' permissions. */
+  readonly shootClient: Pick<KubeClient, 'mergePatch'>;
+  /** The status ConfigMap and the Cluster's action annotation. */
+  readonly seed: Pick<KubeClient, 'getIfExists' | 'create' | 'update' | 'delete' | 'jsonPatch'>;
+  readonly recorder: EventRecorder;
+  readonly eventObject: EventObject;
+  readonly metrics: RolloutMetrics;
+  readonly patchConcurrency?: number;
+  /** Without a due time, the rollout is looked at again after this long (default 60 s). */
+  readonly resyncPeriodMs?: number;
+  readonly clock?: Clock;
+}
+
+/** JSON pointer of an annotation key. */
+const annotationPointer = (key: string) =>
+  `/metadata/annotations/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+export class RolloutReconciler {
+  private readonly clock: Clock;
+  private readonly warned = new Set<string>();
+  private pools: readonly string[] = [];
+  /** The gate is off and the status is gone: nothing to delete on the next reconcile. */
+  private statusRemoved = false;
+
+  constructor(private readonly o: RolloutReconcilerOptions) {
+    this.clock = o.clock ?? realClock;
+  }
+
+  async reconcile(_key: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+    const annotations = this.o.clusterAnnotations();
+    const { settings, problems } = effectiveSettings(this.o.settings, annotations);
+    for (const p of problems) await this.warnOnce('RolloutSettingRejected', p);
+    const request = actionRequest(annotations);
+    if (request && 'problem' in request) await this.warnOnce('RolloutActionRejected', request.problem);
+    if (!settings.gate) return this.gateOff(ctx);
+    this.statusRemoved = false;
+
+    const now = this.clock.now();
+    const current = await this.o.seed.getIfExists<V1ConfigMap>(RESOURCE.configMap, {
+      name: ROLLOUT_STATUS_CONFIGMAP,
+      namespace: this.o.namespace,
+    });
+    let status: ReadonlyMap<string, PoolRollout>;
+    try {
+      status = decodeRolloutStatus(current?.data);
+    } catch (e) {
+      if (!(e instanceof RolloutStatusError)) throw e;
+      // a gate that cannot decide holds: nothing is permitted until the status is readable again
+      await this.warnOnce(
+        'RolloutStatusUnreadable',
+        `the rollout status ConfigMap ${ROLLOUT_STATUS_CONFIGMAP} cannot be read, every rollout holds until it is fixed or deleted: ${e.message}`,
+      );
+      return { requeueAfterMs: this.o.resyncPeriodMs ?? 60_000 };
+    }
+
+    const cluster = this.o.cluster();
+    const pools = cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name);
+    const leases = this.o.shoot.leases();
+    const observations = observePools(
+      pools,
+      this.o.shoot.nodes(),
+      this.o.shoot.oscSecrets(),
+      leases && new Map(leases.map((l) => [l.metadata?.name ?? '', l])),
+      now,
+    );
+    const windowMs = maxDelayFromShoot(cluster.shoot.metadata.annotations).seconds * 1000;
+    const action = request && !('problem' in request) ? request : undefined;
+
+    const next = new Map<string, PoolRollout>();
+    const permissions: { node: string; value: string | null }[] = [];
+    const events: RolloutEvent[] = [];
+    let recheckAt: number | undefined;
+    for (const observation of observations) {
+      const forPool = action && (!action.pools || action.pools.includes(observation.pool));
+      const decision = decidePool({
+        settings,
+        now,
+        windowMs,
+        observation,
+        previous: status.get(observation.pool),
+        action: forPool ? action.action : undefined,
+      });
+      if (decision.state) next.set(observation.pool, decision.state);
+      const d = decision.state;
+      ctx.log.debug(
+        {
+          pool: observation.pool,
+          phase: d?.phase,
+          wave: d?.wave,
+          updated: d?.updated,
+          failed: d?.failed,
+          pending: d?.pending,
+        },
+        'Rollout decided',
+      );
+      for (const [node, value] of decision.permissions) permissions.push({ node, value });
+      events.push(...decision.events);
+      if (decision.recheckAt !== undefined)
+        recheckAt = Math.min(recheckAt ?? decision.recheckAt, decision.recheckAt);
+      for (const f of decision.newFailures)
+        this.o.metrics.failures.inc({
+          namespace: this.o.namespace,
+          pool: observation.pool,
+          reason: f.reason,
+        });
+      if (decision.halted) this.o.metrics.halts.inc({ namespace: this.o.namespace, pool: observation.pool });
+    }
+
+    if (!(await this.writeStatus(current, next))) {
+      ctx.log.debug('The rollout status changed meanwhile, deciding again');
+      return { requeueAfterMs: 100 };
+    }
+    await this.writePermissions(permissions, ctx);
+    for (const e of events) {
+      (e.type === 'Warning' ? ctx.log.warn : ctx.log.info).call(ctx.log, { reason: e.reason }, e.message);
+      void this.o.recorder.event(this.o.eventObject, e.type, e.reason, e.message);
+    }
+    this.report(next);
+    if (action) await this.removeAction(action.text, ctx);
+    const resync = now + (this.o.resyncPeriodMs ?? 60_000);
+    return { requeueAfterMs: Math.max(100, Math.min(recheckAt ?? resync, resync) - now) };
+  }
+
+  /** The gate is off: every permission goes, and the status; agents apply after their delays. */
+  private async gateOff(ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+    this.o.shoot.releaseLeases();
+    const permitted = this.o.shoot
+      .nodes()
+      .filter((n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined)
+      .map((n) => ({ node: n.metadata?.name ?? '', value: null }));
+    await this.writePermissions(permitted, ctx);
+    const deleted =
+      !this.statusRemoved &&
+      (await this.o.seed.delete(RESOURCE.configMap, {
+        name: ROLLOUT_STATUS_CONFIGMAP,
+        namespace: this.o.namespace,
+      }));
+    this.statusRemoved = true;
+    if (deleted || permitted.length > 0)
+      ctx.log.info(
+        { permissionsRemoved: permitted.length },
+        'The rollout gate is off: permissions and status removed',
+      );
+    this.report(new Map());
+    return undefined;
+  }
+
+  /** False when another writer changed it since it was read (409): the decision is void. */
+  private async writeStatus(
+    current: V1ConfigMap | undefined,
+    next: ReadonlyMap<string, PoolRollout>,
+  ): Promise<boolean> {
+    const data = encodeRolloutStatus(next);
+    const before = Object.fromEntries(
+      Object.entries(current?.data ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+    if (current && JSON.stringify(before) === JSON.stringify(data)) return true;
+    const body: V1ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: ROLLOUT_STATUS_CONFIGMAP,
+        namespace: this.o.namespace,
+        labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+        ...(current?.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}),
+      },
+      data,
+    };
+    // the resourceVersion read at the start is the lock: a 409 means another writer, decide again
+    try {
+      if (current) await this.o.seed.update(RESOURCE.configMap, body);
+      else await this.o.seed.create(RESOURCE.configMap, body);
+      return true;
+    } catch (e) {
+      if (isApiStatus(e, 409)) return false;
+      throw e;
+    }
+  }
+
+  private async writePermissions(
+    permissions: readonly { node: string; value: string | null }[],
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const namespace = this.o.namespace;
+    await forEachLimited(permissions, this.o.patchConcurrency ?? 8, async ({ node, value }) => {
+      if (ctx.signal.aborted) return;
+      try {
+        await this.o.shootClient.mergePatch(
+          RESOURCE.node,
+          { name: node },
+          { metadata: { annotations: { [PERMITTED_CHECKSUM_ANNOTATION]: value } } },
+        );
+        this.o.metrics.permissionPatches.inc({ namespace, result: 'patched' });
+        ctx.log.debug({ node, permitted: value }, 'Node permission written');
+      } catch (e) {
+        if (isApiStatus(e, 404)) {
+          this.o.metrics.permissionPatches.inc({ namespace, result: 'gone' });
+          return;
+        }
+        this.o.metrics.permissionPatches.inc({ namespace, result: 'error' });
+        throw e;
+      }
+    });
+  }
+
+  /** Removes the action annotation if it still says what was acted on. */
+  private async removeAction(text: string, ctx: ReconcileContext): Promise<void> {
+    const path = annotationPointer(ROLLOUT_CLUSTER_ANNOTATION.action);
+    try {
+      await this.o.seed.jsonPatch(RESOURCE.cluster, { name: this.o.namespace }, [
+        { op: 'test', path, value: text },
+        { op: 'remove', path },
+      ]);
+    } catch (e) {
+      // changed or removed meanwhile: the next reconcile sees what it says now
+      if (!isApiStatus(e, 422) && !isApiStatus(e, 404)) throw e;
+      ctx.log.debug({ err: e }, 'The rollout action annotation changed before it could be removed');
+    }
+  }
+
+  private report(status: ReadonlyMap<string, PoolRollout>): void {
+    const namespace = this.o.namespace;
+    for (const pool of this.pools) {
+      if (status.has(pool)) continue;
+      this.o.metrics.halted.remove({ namespace, pool });
+      this.o.metrics.wave.remove({ namespace, pool });
+      for (const state of ['updated', 'failed', 'pending'])
+        this.o.metrics.nodes.remove({ namespace, pool, state });
+    }
+    for (const [pool, s] of status) {
+      this.o.metrics.halted.set({ namespace, pool }, s.phase === 'Halted' ? 1 : 0);
+      this.o.metrics.wave.set({ namespace, pool }, s.wave);
+      this.o.metrics.nodes.set({ namespace, pool, state: 'updated' }, s.updated);
+      this.o.metrics.nodes.set({ namespace, pool, state: 'failed' }, s.failed);
+      this.o.metrics.nodes.set({ namespace, pool, state: 'pending' }, s.pending);
+    }
+    this.pools = [...status.keys()];
+  }
+
+  /** Removes this shoot's metrics (the shoot stops). */
+  forget(): void {
+    this.report(new Map());
+  }
+
+  private async warnOnce(reason: string, message: string): Promise<void> {
+    const key = `${reason}\n${message}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    await this.o.recorder.event(this.o.eventObject, 'Warning', reason, message);
+  }
+}

@@ -37,6 +37,12 @@ const EXAMPLES: Record<string, readonly string[]> = {
   crds: ['gardener-osc crds | kubectl apply -f -', 'gardener-osc crds --output hack/crds'],
   'controller-manager': ['gardener-osc controller-manager --config examples/controller-manager.yaml'],
   manifests: ['gardener-osc manifests --config examples/controller-manager.yaml | kubectl apply -f -'],
+  rollout: ['gardener-osc rollout status --shoot shoot--dev--demo'],
+  status: [
+    'gardener-osc rollout status --shoot shoot--dev--demo --kubeconfig seed.yaml',
+    'kubectl get configmap -n shoot--dev--demo gardener-node-agent-rollout -o yaml | gardener-osc rollout status --file -',
+    'gardener-osc rollout status --shoot shoot--dev--demo -o json | jq ".[] | select(.phase == \\"Halted\\")"',
+  ],
 };
 
 export interface MainIo {
@@ -120,6 +126,13 @@ export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
     load: async () => {
       const { addManifestsCommand } = await import('./manifests-command.js');
       return (program, { io }) => addManifestsCommand(program, io.readStdin);
+    },
+  },
+  rollout: {
+    summary: 'the rollout gate: waves, health gate, halt (docs/rollout.md)',
+    load: async () => {
+      const { addRolloutCommand } = await import('./rollout-command.js');
+      return (program, { commandIo }) => addRolloutCommand(program, commandIo);
     },
   },
   completion: {

@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
+import { rolloutStatus } from '../../cli/rollout-command.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { BAD_MAX_PODS, kubeletOsc, RolloutLandscape } from './rollout-fixture.js';
@@ -127,6 +128,14 @@ describe('rollout gate against real API servers and agents', function () {
       new RegExp(`^Warning: pool ${cpu}: halted the rollout of ${bad.slice(0, 12)} in wave 1: node c\\d`),
     );
     expect((await l.status()).get(cpu)).to.include({ phase: 'Halted' });
+    // what an operator sees: gardener-osc rollout status from the seed
+    const table = await rolloutStatus(
+      { shoot: l.fixture.namespace, kubeconfig: seed.kubeconfigFile, format: 'table' },
+      {},
+      Date.now(),
+    );
+    expect(table).to.match(new RegExp(`\\n${cpu} +${bad.slice(0, 12)} +Halted +1 +0 +1 +3 +\\d{4}-`));
+    expect(table).to.match(new RegExp(`\\n${gpu} +${good.slice(0, 12)} +Completed `));
   });
 
   it('a new configuration supersedes the halted rollout and reaches the failed node first', async () => {

@@ -1,0 +1,55 @@
+/**
+ * The rollout status of a shoot as a table for people (`gardener-osc rollout status`): one row per
+ * worker pool, then the nodes that failed. Pure.
+ */
+import type { RolloutStatus } from './state.js';
+
+const when = (ms: number | undefined, now: number): string => {
+  if (ms === undefined) return '-';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  const ago = s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+  return `${new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')} (${ago} ago)`;
+};
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function formatRolloutStatus(status: RolloutStatus, now: number): string {
+  const pools = [...status.keys()].sort();
+  if (pools.length === 0) return 'no worker pool has a rollout\n';
+  const rows = [
+    ['POOL', 'TARGET', 'PHASE', 'WAVE', 'UPDATED', 'FAILED', 'PENDING', 'HALTED SINCE', 'REASON'],
+  ];
+  for (const pool of pools) {
+    const p = status.get(pool)!;
+    rows.push([
+      pool,
+      p.target.slice(0, 12),
+      p.phase,
+      String(p.wave),
+      String(p.updated),
+      String(p.failed),
+      String(p.pending),
+      when(p.haltedSince, now),
+      p.reason ?? '-',
+    ]);
+  }
+  let out = `${table(rows)}\n`;
+  const failures = pools.flatMap((pool) =>
+    status
+      .get(pool)!
+      .failures.map((f) => [pool, f.node, f.reason, f.accepted ? 'accepted' : 'open', f.message]),
+  );
+  if (failures.length > 0)
+    out += `\n${table([['POOL', 'NODE', 'REASON', 'FAILURE', 'MESSAGE'], ...failures])}\n`;
+  return out;
+}

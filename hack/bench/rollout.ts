@@ -162,7 +162,6 @@ async function measured(): Promise<Map<string, Outcome>> {
         hostName: name,
         kubernetesVersion: VERSION,
         syncPeriodMs: 600_000,
-        syncJitterPeriodNanos: 0,
         root,
         systemd: new RecordingSystemd(join(root, 'systemd.jsonl'), {
           faults: () => readSystemdFaults(faults),

@@ -62,6 +62,8 @@ export interface AgentOptions {
   readonly healthCheckIntervalMs?: number;
   /** How long after an apply its restarted units and the health checks are judged (default 10 s). */
   readonly applySettleMs?: number;
+  /** Go back to the OSC the node ran before when an apply fails its verification. */
+  readonly revertFailedApplies?: boolean;
 }
 
 /** What the health check probes: the machine's own services only when the agent manages the machine. */
@@ -139,6 +141,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
       applySettleMs: o.applySettleMs,
       verifyProbes,
+      revertFailedApplies: o.revertFailedApplies,
     },
     root.signal,
   );

@@ -4,5 +4,6 @@ export * from './execute-step.js';
 export * from './host-root.js';
 export * from './last-applied.js';
 export * from './progress-file.js';
+export * from './reverted.js';
 export * from './steps.js';
 export * from './validate-osc.js';

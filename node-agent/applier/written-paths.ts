@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type OperatingSystemConfig, type OscUnit, PATH } from '../../api/index.js';
 import { mergeUnits } from '../planner/merge-units.js';
 import { PROGRESS_FILE } from './progress-file.js';
+import { REVERTED_FILE } from './reverted.js';
 
 export type WrittenKind = 'file' | 'unit' | 'drop-in' | 'drop-in-dir' | 'state';
 
@@ -19,7 +20,7 @@ export interface WrittenPath {
 }
 
 /** The agent's own files and scratch space: no OSC file may be one of them or lie below them. */
-export const AGENT_STATE_PATHS = [PATH.lastAppliedOsc, PROGRESS_FILE] as const;
+export const AGENT_STATE_PATHS = [PATH.lastAppliedOsc, PROGRESS_FILE, REVERTED_FILE] as const;
 export const AGENT_SCRATCH_DIR = PATH.nodeAgentTempDir;
 
 function unitFields(osc: OperatingSystemConfig): Map<string, string> {

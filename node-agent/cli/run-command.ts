@@ -39,6 +39,7 @@ interface RunFlags {
   /** `--log-level`: overrides the config's logLevel. */
   readonly logLevel?: LogLevel;
   readonly applySettleTime?: string;
+  readonly revertFailedApplies?: boolean;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -163,6 +164,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     healthPort: port('--health-port', flags.healthPort),
     metricsPort: port('--metrics-port', flags.metricsPort),
     applySettleMs,
+    revertFailedApplies: flags.revertFailedApplies ?? false,
     ...healthProbes,
   });
   let signals = 0;
@@ -211,6 +213,10 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .option(
       '--apply-settle-time <duration>',
       'how long after an apply the restarted units and health checks are judged and the result reported on the Node (default 10s, at most 2m)',
+    )
+    .option(
+      '--revert-failed-applies',
+      'when an apply fails that judgement, go back to the configuration the node ran before and hold the failed one until another arrives',
     )
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);

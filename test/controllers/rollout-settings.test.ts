@@ -76,7 +76,7 @@ describe('rollout settings', () => {
       const got = effectiveSettings(BASE, annotations);
       expect(got.settings).to.deep.equal({ ...BASE, ...want });
       expect(got.problems).to.have.length(problems.length);
-      problems.forEach((p, i) => expect(got.problems[i]).to.contain(p));
+      for (const [i, p] of problems.entries()) expect(got.problems[i]).to.contain(p);
     });
   }
 

@@ -5,7 +5,7 @@
  * with why when a restart fails, Failed when a restarted unit is not active after the settle time,
  * else Verifying and then Succeeded.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
@@ -21,7 +21,7 @@ import {
 import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
-import { RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
+import { parseRecording, RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
 import type { Systemd } from '../../node-agent/systemd/systemd.js';
 import { readSystemdFaults } from '../../node-agent/systemd/systemd-faults.js';
 import { EventRecorder } from '../../runtime/events.js';
@@ -31,6 +31,7 @@ import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+import { BAD_MAX_PODS, kubeletOsc } from './rollout-fixture.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -80,7 +81,13 @@ describe('node agent rollout gate against a real API server', function () {
   /** A Node, its secret with `osc`, and an agent's OSC controller on them. */
   async function agent(
     name: string,
-    o: { osc: OperatingSystemConfig; annotations?: Record<string, string>; systemd?: Systemd },
+    o: {
+      osc: OperatingSystemConfig;
+      annotations?: Record<string, string>;
+      systemd?: Systemd;
+      root?: string;
+      revertFailedApplies?: boolean;
+    },
   ) {
     const nodeName = `gate-${name}-${suffix}`;
     const secretName = `gardener-node-agent-gate-${name}-${suffix}`;
@@ -100,7 +107,7 @@ describe('node agent rollout gate against a real API server', function () {
     const stop = new AbortController();
     stops.push(stop);
     const systemd = o.systemd ?? new MemorySystemd();
-    const root = mkdtempSync(join(dir, `${name}-`));
+    const root = o.root ?? mkdtempSync(join(dir, `${name}-`));
     const controller = startOscController(
       {
         http: new KubeHttp(env.kubeConfig),
@@ -116,6 +123,7 @@ describe('node agent rollout gate against a real API server', function () {
         recorder: new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'gardener-node-agent' }),
         restartSelf: () => undefined,
         applySettleMs: 300,
+        revertFailedApplies: o.revertFailedApplies,
       },
       stop.signal,
     );
@@ -232,5 +240,51 @@ describe('node agent rollout gate against a real API server', function () {
     expect(await a.applied()).to.equal(undefined);
     expect(await a.report()).to.equal(undefined);
     expect((a.systemd as MemorySystemd).ops).to.deep.equal([]);
+  });
+
+  it('with --revert-failed-applies goes back to what ran before, reports RolledBack, and holds the failed checksum', async () => {
+    const root = mkdtempSync(join(dir, 'revert-'));
+    const rules = join(dir, 'revert-faults.json');
+    writeFileSync(
+      rules,
+      JSON.stringify([
+        {
+          unit: 'kubelet.service',
+          effect: 'inactive',
+          whenFileContains: { path: '/var/lib/kubelet/config/kubelet', text: `maxPods: ${BAD_MAX_PODS}` },
+        },
+      ]),
+    );
+    const record = join(dir, 'revert.jsonl');
+    const systemd = new RecordingSystemd(record, { faults: () => readSystemdFaults(rules), root });
+    const a = await agent('revert', { osc: kubeletOsc(110), systemd, root, revertFailedApplies: true });
+    await eventually('v110 succeeded', async () => (await a.report())?.result === 'Succeeded');
+    const bad = await a.update(kubeletOsc(BAD_MAX_PODS));
+    const report = await eventually('the rollback reported', async () => {
+      const r = await a.report();
+      return r?.checksum === bad && r.result === 'Failed' ? r : undefined;
+    });
+    expect(report.reason).to.equal('RolledBack');
+    expect(report.message).to.match(
+      new RegExp(
+        `^UnitNotActive: kubelet\\.service is inactive \\(dead\\), 0\\.3s after the apply restarted it; went back to ${a.checksum.slice(0, 12)}, which is healthy$`,
+      ),
+    );
+    expect(await a.applied(), 'the node runs the previous configuration again').to.equal(a.checksum);
+    expect(readFileSync(join(root, 'var/lib/kubelet/config/kubelet'), 'utf8')).to.equal('maxPods: 110\n');
+    expect(readFileSync(join(root, 'var/lib/gardener-node-agent/reverted-osc-checksum'), 'utf8')).to.equal(
+      `${bad}\n`,
+    );
+    // it does not apply the failed checksum again
+    const restarts = parseRecording(readFileSync(record, 'utf8')).length;
+    await sleep(2000);
+    expect(parseRecording(readFileSync(record, 'utf8')).length).to.equal(restarts);
+    // the fix is applied, and the failed checksum forgotten
+    const fix = await a.update(kubeletOsc(120));
+    await eventually('the fix succeeded', async () => {
+      const r = await a.report();
+      return r?.checksum === fix && r.result === 'Succeeded';
+    });
+    expect(existsSync(join(root, 'var/lib/gardener-node-agent/reverted-osc-checksum'))).to.equal(false);
   });
 });

@@ -55,6 +55,8 @@ export interface OscControllerOptions {
   readonly applySettleMs?: number;
   /** The health checks judged after the settle time. */
   readonly verifyProbes?: readonly VerifyProbe[];
+  /** Go back to the previous OSC when an apply fails its verification. */
+  readonly revertFailedApplies?: boolean;
 }
 
 export interface OscController {
@@ -100,6 +102,7 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     applyBarrier: o.applyBarrier,
     settleMs: o.applySettleMs,
     verifyProbes: o.verifyProbes,
+    revertFailedApplies: o.revertFailedApplies,
   });
   const controller = new Controller({
     name: CONTROLLER_NAME,

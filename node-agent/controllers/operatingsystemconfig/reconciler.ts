@@ -6,7 +6,8 @@
  * the Node exists, remove the kubelet bootstrap credentials, record an event and stamp the Node
  * with the checksum and the Kubernetes version label. Every apply is reported on the Node
  * (apply-report.ts): Failed with why when it throws, else Verifying, and after the settle time
- * Succeeded or Failed (verify-apply.ts).
+ * Succeeded or Failed (verify-apply.ts), or, with `revertFailedApplies`, Failed after going back
+ * to the OSC the node ran before (revert-apply.ts).
  */
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
@@ -30,13 +31,16 @@ import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
+import { readLastAppliedText } from '../../applier/last-applied.js';
+import { clearReverted, readReverted } from '../../applier/reverted.js';
 import { computePlan } from '../../planner/compute-plan.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
-import { restartedUnits, type VerifyProbe, verifyApply } from './verify-apply.js';
+import { revertApply } from './revert-apply.js';
+import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
 
 export interface OscReconcilerOptions {
   readonly secretName: string;
@@ -60,6 +64,8 @@ export interface OscReconcilerOptions {
   readonly settleMs?: number;
   /** The health checks judged after the settle time (kubelet, containerd where the agent checks them). */
   readonly verifyProbes?: readonly VerifyProbe[];
+  /** Go back to the previous OSC when an apply fails its verification (revert-apply.ts). */
+  readonly revertFailedApplies?: boolean;
   readonly clock?: Clock;
 }
 
@@ -81,8 +87,16 @@ export class OscReconciler {
       node !== undefined &&
       checksum !== undefined &&
       annotations?.[ANNOTATION.checksumCloudConfigData] === checksum;
+    const host = new HostRoot(this.o.root);
     if (!upToDate) {
-      const gate = gateDecision(readPermission(annotations), checksum);
+      const reverted = this.o.revertFailedApplies ? await readReverted(host) : undefined;
+      const gate =
+        reverted !== undefined && reverted === checksum
+          ? {
+              kind: 'hold' as const,
+              reason: 'the node went back from this configuration after it failed; waiting for another one',
+            }
+          : gateDecision(readPermission(annotations), checksum);
       if (gate.kind === 'hold') {
         if (this.lastHold !== gate.reason)
           ctx.log.info(
@@ -106,6 +120,7 @@ export class OscReconciler {
       await this.resumeVerification(node, checksum, content.osc, ctx);
       return undefined;
     }
+    const previousText = this.o.revertFailedApplies ? await readLastAppliedText(host) : undefined;
     let result: Awaited<ReturnType<typeof applyOsc>>;
     try {
       result = await observeOscApply(this.o.agentMetrics, () =>
@@ -140,7 +155,7 @@ export class OscReconciler {
       return { requeueAfterMs: NODE_NOT_REGISTERED_REQUEUE_MS };
     }
     for (const path of [PATH.kubeletBootstrapKubeconfig, PATH.nodeAgentBootstrapToken]) {
-      await rm(new HostRoot(this.o.root).path(path), { force: true });
+      await rm(host.path(path), { force: true });
     }
     void this.o.recorder.event(
       { apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid },
@@ -153,7 +168,31 @@ export class OscReconciler {
       checksum: checksum ?? null,
       kubernetesVersion: this.o.kubernetesVersion,
     });
-    await this.verifyAndReport(node.metadata.name, checksum, units, ctx);
+    const verdict = await this.verify(units, ctx);
+    if (!verdict.ok && checksum !== undefined && previousText !== undefined && previousText !== content.raw) {
+      const back = await revertApply({
+        root: this.o.root,
+        failed: checksum,
+        verdict,
+        previousText,
+        systemd: this.o.systemd,
+        images: this.o.images,
+        verify: (restarted) => this.verify(restarted, ctx),
+        signal: ctx.signal,
+        log: ctx.log,
+      });
+      await this.report(
+        node.metadata.name,
+        checksum,
+        { result: 'Failed', reason: back.reason, message: back.message },
+        { checksum: back.running, kubernetesVersion: this.o.kubernetesVersion },
+      );
+      if (back.restartSelf) this.o.restartSelf();
+      return undefined;
+    }
+    // forgotten before the report says Succeeded: whoever reads the report sees the node's state
+    if (verdict.ok && this.o.revertFailedApplies) await clearReverted(host);
+    await this.reportVerdict(node.metadata.name, checksum, verdict);
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 
@@ -169,15 +208,10 @@ export class OscReconciler {
       return;
     const units = await restartedUnits(computePlan(undefined, osc), this.o.root);
     ctx.log.info({ units: units.length }, 'Verifying the applied operating system config again');
-    await this.verifyAndReport(node.metadata.name, checksum, units, ctx);
+    await this.reportVerdict(node.metadata.name, checksum, await this.verify(units, ctx));
   }
 
-  private async verifyAndReport(
-    nodeName: string,
-    checksum: string | undefined,
-    units: readonly string[],
-    ctx: ReconcileContext,
-  ): Promise<void> {
+  private async verify(units: readonly string[], ctx: ReconcileContext): Promise<Verdict> {
     const verdict = await verifyApply({
       units,
       systemd: this.o.systemd,
@@ -193,6 +227,14 @@ export class OscReconciler {
         { reason: verdict.reason, message: verdict.message },
         'The applied operating system config failed its verification',
       );
+    return verdict;
+  }
+
+  private async reportVerdict(
+    nodeName: string,
+    checksum: string | undefined,
+    verdict: Verdict,
+  ): Promise<void> {
     await this.report(
       nodeName,
       checksum,

@@ -14,7 +14,12 @@ import {
 } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
-import type { RunningController, SeedContext, ShootContext } from '../../seed/manager/context.js';
+import {
+  type RunningController,
+  type SeedContext,
+  type ShootContext,
+  selectedCluster,
+} from '../../seed/manager/context.js';
 import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
 import { rolloutMetrics } from './metrics.js';
 import type { LeaseObject, NodeObject, SecretObject } from './observe.js';
@@ -135,6 +140,15 @@ export function startRolloutController(
     });
     for (const u of unsubscribe) u();
     await controller.stopped();
+    // handed over (deselected) or deleted, not a shutdown or a lost leadership: let go of the nodes
+    if (!seed.signal.aborted && !selectedCluster(seed.config, seed.clusters.get(namespace))) {
+      await reconciler
+        .release({ signal: new AbortController().signal, log })
+        .then(() => log.info('The shoot is no longer selected: removed the rollout permissions'))
+        .catch((e: unknown) =>
+          log.error({ err: e }, 'Unable to remove the rollout permissions of a deselected shoot'),
+        );
+    }
     releaseLeases();
     reconciler.forget();
   })();

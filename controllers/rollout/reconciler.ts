@@ -285,6 +285,14 @@ export class RolloutReconciler {
     this.pools = [...status.keys()];
   }
 
+  /**
+   * The shoot is no longer ours (its Cluster deselected or gone): the permissions go, so its agents
+   * apply as upstream's do for whoever owns the shoot now, and so does the status.
+   */
+  async release(ctx: ReconcileContext): Promise<void> {
+    await this.gateOff(ctx);
+  }
+
   /** Removes this shoot's metrics (the shoot stops). */
   forget(): void {
     this.report(new Map());

@@ -6,10 +6,12 @@
  * on; a restart mid-wave loses nothing and skips no gate; a node joining mid-rollout takes the
  * newest; unguarded; `gate: off` is today's behaviour.
  */
+import { PatchStrategy } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
 import { rolloutStatus } from '../../cli/rollout-command.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { SELECTOR_LABEL } from './controller-manager-fixture.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { BAD_MAX_PODS, kubeletOsc, RolloutLandscape } from './rollout-fixture.js';
 
@@ -243,6 +245,32 @@ describe('rollout gate against real API servers and agents', function () {
     const first = await l.poolWhen(cpu, 'the failed nodes first', (p) => p.target === fix && p.wave === 1);
     expect(first.members).to.have.length(5);
     await l.poolWhen(cpu, 'fixed', (p) => p.target === fix && p.phase === 'Completed' && p.updated === 5);
+  });
+
+  it('a deselected shoot gets its nodes back: every permission and the status removed', async () => {
+    const labels = (value: string) =>
+      l.fixture.seedObjects.patch(
+        {
+          apiVersion: 'extensions.gardener.cloud/v1alpha1',
+          kind: 'Cluster',
+          metadata: { name: l.fixture.namespace, labels: { [SELECTOR_LABEL]: value } },
+        } as never,
+        undefined,
+        undefined,
+        'test',
+        undefined,
+        PatchStrategy.MergePatch,
+      );
+    const permitted = async () =>
+      (await Promise.all([...l.nodes.keys()].map((n) => l.readNode(n)))).filter(
+        (n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined,
+      ).length;
+    expect(await permitted()).to.equal(l.nodes.size);
+    await labels('someone-else');
+    await eventually('the permissions removed', async () => (await permitted()) === 0);
+    await eventually('the status removed', async () => (await l.status()).size === 0);
+    await labels(l.fixture.selector);
+    await eventually('selected again: permissions back', async () => (await permitted()) === l.nodes.size);
   });
 
   it("gate off is today's behaviour: no permissions, no status, a bad configuration reaches every node", async () => {

@@ -130,6 +130,15 @@ describe('rollout gate against real API servers and agents', function () {
       new RegExp(`^Warning: pool ${cpu}: halted the rollout of ${bad.slice(0, 12)} in wave 1: node c\\d`),
     );
     expect((await l.status()).get(cpu)).to.include({ phase: 'Halted' });
+    const metrics = await l.metrics();
+    const labels = (pool: string) => `{namespace="${l.fixture.namespace}",pool="${pool}"}`;
+    expect(metrics).to.contain(`gardener_osc_rollout_halted${labels(cpu)} 1`);
+    expect(metrics).to.contain(`gardener_osc_rollout_halted${labels(gpu)} 0`);
+    expect(metrics).to.match(
+      new RegExp(
+        `gardener_osc_rollout_node_failures_total\\{namespace="${l.fixture.namespace}",pool="${cpu}",reason="UnitNotActive"\\} 1`,
+      ),
+    );
     // what an operator sees: gardener-osc rollout status from the seed
     const table = await rolloutStatus(
       { shoot: l.fixture.namespace, kubeconfig: seed.kubeconfigFile, format: 'table' },

@@ -265,6 +265,12 @@ export class RolloutLandscape {
     return this.manager;
   }
 
+  /** The running controller-manager's /metrics text. */
+  async metrics(): Promise<string> {
+    if (!this.manager) throw new Error('no controller-manager runs');
+    return (await fetch(`${this.manager.metrics.url}/metrics`)).text();
+  }
+
   async stopManager(): Promise<void> {
     const m = this.manager;
     this.manager = undefined;

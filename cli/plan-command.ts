@@ -16,8 +16,11 @@ import { UsageError } from '../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../runtime/cli/exit-status.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
+import { type RolloutSettings, RolloutSettingsSchema } from '../seed/manager/config.js';
+import { loadControllerManagerConfiguration } from './controller-manager-command.js';
 import { planFleet, type RenderedShoot } from './plan/fleet-plan.js';
 import { poolOscs } from './plan/pool-oscs.js';
+import { gatedRollout } from './plan/rollout.js';
 import { DEFAULT_NOW, type RenderSource, renderSource } from './render-command.js';
 import { parseYamlInput, readInput } from './render-input.js';
 
@@ -29,6 +32,8 @@ export interface PlanOptions {
   readonly format: PlanFormat;
   readonly exitCode?: boolean;
   readonly strict?: boolean;
+  /** The controller-manager configuration whose `controllers.rollout` the plan shows. */
+  readonly config?: string;
   readonly logLevel?: CliLogLevel;
 }
 
@@ -37,12 +42,20 @@ export interface PlanSources {
   readonly current: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
   readonly next: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
   readonly strict?: boolean;
+  /** The rollout gate's settings (default: the controller-manager's defaults). */
+  readonly rollout?: RolloutSettings;
 }
 
 function renderShoot(source: PlanSources['current'], strict: boolean, warnings: string[]): RenderedShoot {
   const result = renderSource({ ...source, target: 'shoot', now: DEFAULT_NOW, strict });
   warnings.push(...result.warnings);
-  return { pools: poolOscs(result.objects), cluster: result.cluster };
+  const metadata = (source.cluster as { metadata?: { annotations?: Record<string, string> } } | undefined)
+    ?.metadata;
+  return {
+    pools: poolOscs(result.objects),
+    cluster: result.cluster,
+    ...(metadata?.annotations ? { clusterAnnotations: metadata.annotations } : {}),
+  };
 }
 
 /** The plan of two parsed Clusters; warnings of both renders are returned (duplicates included). */
@@ -50,7 +63,8 @@ export function planSources(sources: PlanSources): { view: PlanView; warnings: s
   const warnings: string[] = [];
   const current = renderShoot(sources.current, sources.strict ?? false, warnings);
   const next = renderShoot(sources.next, sources.strict ?? false, warnings);
-  return { view: planFleet(current, next), warnings };
+  const rollout = gatedRollout(sources.rollout ?? RolloutSettingsSchema.parse({}));
+  return { view: planFleet(current, next, rollout), warnings };
 }
 
 const named = (what: string, path: string) => `${what} ${path === '-' ? 'from standard input' : path}`;
@@ -61,6 +75,7 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
     '--next': options.next,
     '--values': options.values,
     '--next-values': options.nextValues,
+    '--config': options.config,
   });
   if (conflict) throw new UsageError(conflict);
   const parse = (path: string, what: string) =>
@@ -82,6 +97,9 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
       ...(nextValuesFile ? { valuesName: named('values', nextValuesFile) } : {}),
     },
     strict: options.strict ?? false,
+    ...(options.config
+      ? { rollout: loadControllerManagerConfiguration(options.config, readStdin).controllers.rollout }
+      : {}),
   };
 }
 
@@ -115,5 +133,9 @@ export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => Pl
     )
     .option('--exit-code', 'exit 3 when any pool changes, 0 when none does (for CI)')
     .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
+    .option(
+      '--config <file>',
+      'the controller-manager configuration: its controllers.rollout decides how the plan rolls out (default: its defaults, the rollout gate on)',
+    )
     .action((options: PlanOptions) => runPlan(options, io(options.logLevel)));
 }

@@ -17,6 +17,8 @@ export interface RenderedShoot {
   /** Pool name → its `osc.yaml`, in the Shoot's order. */
   readonly pools: ReadonlyMap<string, OscDocument>;
   readonly cluster: Cluster;
+  /** The Cluster object's own annotations (the rollout gate's per-Cluster settings). */
+  readonly clusterAnnotations?: Readonly<Record<string, string>>;
 }
 
 export function planFleet(
@@ -27,7 +29,7 @@ export function planFleet(
   const pools: PoolView[] = [];
   for (const [name, osc] of next.pools) {
     const view = poolView(name, current.pools.get(name), osc);
-    const how = rollout({ cluster: next.cluster, pool: view });
+    const how = rollout({ cluster: next.cluster, pool: view, clusterAnnotations: next.clusterAnnotations });
     pools.push(how ? { ...view, rollout: how } : view);
   }
   for (const [name, osc] of current.pools) if (!next.pools.has(name)) pools.push(removedPoolView(name, osc));

@@ -64,10 +64,15 @@ describe('gardener-osc plan', function () {
       expect(gpu.files[0]!.diff).to.match(
         /^--- a\/var\/lib\/kubelet\/config\/kubelet\n\+\+\+ b\/var\/lib\/kubelet\/config\/kubelet\n@@ /,
       );
-      expect(gpu.rollout).to.include({
-        strategy: 'reconciliation-delay',
-        maxDelay: '5m0s',
-        allNodesUpdatedTimeout: '8m0s',
+      expect(gpu.rollout).to.deep.include({
+        strategy: 'waves',
+        canary: 1,
+        growth: 2,
+        maxPerWave: '25%',
+        settleTime: '1m0s',
+        failuresTolerated: 0,
+        waves: [1, 1, 1],
+        nodes: 3,
       });
       for (const name of ['cpu-worker', 'arm-worker'])
         expect(pool(view, name)).to.include({ change: 'unchanged', changed: false, summary: 'unchanged' });

@@ -5,7 +5,8 @@
  * (a node that is down already says nothing about the change); within that, in the order of their
  * reconciliation delays when every node has one (node-delay interleaves zones), else zones
  * interleaved by name. Within a wave the i-th node gets its permission i × window/n after the
- * wave starts: the spacing of a rollout by delays alone, so restarts stay as spread. Pure.
+ * wave starts (plus its own delay modulo that spacing): the spacing of a rollout by delays alone,
+ * so restarts stay as spread. Pure.
  */
 import { compareGoStrings } from '../../api/index.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
@@ -60,7 +61,12 @@ export function nextWave(
   return { nodes: ordered.slice(0, size), lastWaveSize: size, kind: 'wave' };
 }
 
-/** The wave's members: the i-th gets its permission i × window/poolSize after `now`. */
+/**
+ * The wave's members: the i-th gets its permission i × window/poolSize after `now`, shifted by its
+ * own reconciliation delay modulo that spacing, so the waves of pools that start together (their
+ * canaries, above all) do not restart their first nodes in the same moment: node-delay spreads
+ * the nodes of all pools over the window, and so does this within each spacing.
+ */
 export function staggered(
   nodes: readonly NodeView[],
   now: number,
@@ -68,5 +74,6 @@ export function staggered(
   poolSize: number,
 ): WaveMember[] {
   const spacing = poolSize > 0 ? windowMs / poolSize : 0;
-  return nodes.map((n, i) => ({ node: n.name, grantAt: now + Math.floor(i * spacing) }));
+  const phase = (n: NodeView) => (spacing > 0 && n.delay !== undefined ? (n.delay / 1e6) % spacing : 0);
+  return nodes.map((n, i) => ({ node: n.name, grantAt: now + Math.floor(i * spacing + phase(n)) }));
 }

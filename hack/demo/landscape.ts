@@ -31,6 +31,15 @@ import { Interrupted, sleep } from './wait.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SELECTOR_LABEL = 'node-configuration.gardener.cloud/controller-manager';
 export const SELECTOR_VALUE = 'demo';
+/** The rollout gate as the demo runs it: the defaults but a short settle time and waves of half a pool. */
+export const DEMO_ROLLOUT = {
+  canary: 1,
+  growth: 2,
+  maxPerWave: '50%',
+  settleTime: '3s',
+  checkInterval: '500ms',
+} as const;
+export const DEMO_SETTLE_MS = 3000;
 const CM_NAMESPACE = 'garden';
 
 export interface Landscape {
@@ -194,6 +203,7 @@ async function startControllerManager(o: {
       controllers: {
         osLocal: { enabled: true, types: ['gardenlinux', 'ubuntu'] },
         migration: { checkInterval: '1s' },
+        rollout: DEMO_ROLLOUT,
       },
       logFormat: 'json',
     }),

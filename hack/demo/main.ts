@@ -2,8 +2,9 @@
  * `npm run demo [-- --nodes N]`: a local landscape end to end. Starts a seed and a shoot
  * kube-apiserver, `gardener-osc controller-manager` (direct apply mode, os-local) and one real
  * gardener-node-agent per node, then walks one shoot from the legacy cloud-config-downloader to
- * the agent (every node's initial apply), through a kubelet configuration change rolled out with
- * per-node delays and an access-token rotation, printing a timeline. Ends with a summary table and
+ * the agent (every node's initial apply), through a kubelet configuration change let out in waves
+ * behind the health gate (`--break-rollout`: a bad one, halted at the canaries, then its fix) and
+ * an access-token rotation, printing a timeline. Ends with a summary table and
  * an SVG chart of the rollout; exits 0 when every check holds. Ctrl-C (SIGINT) or SIGTERM stops
  * it, and every process, API server and temp dir is removed, whichever way it ends.
  */
@@ -33,6 +34,7 @@ interface Options {
   readonly maxDelay: number;
   readonly out: string;
   readonly keepWorkdir?: boolean;
+  readonly breakRollout?: boolean;
 }
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -71,6 +73,7 @@ async function demo(options: Options): Promise<number> {
       maxDelaySeconds: options.maxDelay,
       signal: controller.signal,
       keepWorkDir: options.keepWorkdir,
+      breakRollout: options.breakRollout,
       onTimeline: (entry) => print(formatEntry(entry)),
     });
     const table = summaryTable(result);
@@ -118,7 +121,7 @@ const program = new Command('npm run demo --')
     'Gardener node configuration end to end on a local landscape: a seed and a shoot kube-apiserver, the ' +
       'controller-manager (direct apply mode, os-local) and one gardener-node-agent process per node. One shoot ' +
       "goes from the legacy cloud-config-downloader to the agent (every node's initial apply), through a kubelet " +
-      'change rolled out with per-node delays, and through an access-token rotation. Prints a timeline and a ' +
+      'change let out in waves behind the health gate, and through an access-token rotation. Prints a timeline and a ' +
       'summary table, writes the rollout as an SVG chart, exits 0 when every check holds (1: one failed, 2: bad ' +
       'usage, 130/143: interrupted). Ctrl-C removes every process, API server and temp dir. Needs Go on the ' +
       'first run (it builds kube-apiserver and etcd, cached afterwards).',
@@ -142,6 +145,10 @@ const program = new Command('npm run demo --')
     join(tmpdir(), 'gardener-osc-demo-output'),
   )
   .option('--keep-workdir', "keep the nodes' roots, recordings and logs (printed at the end)")
+  .option(
+    '--break-rollout',
+    "make the kubelet change a bad one (kubelet does not stay up on a node that applies it): the rollout gate stops it at each pool's canary, then the previous spec fixes the failed nodes first",
+  )
   .action(async (options: Options) => {
     process.exitCode = await demo({ ...options, out: resolve(options.out) });
   });

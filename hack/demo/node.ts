@@ -19,6 +19,7 @@ import {
 import { dirname, join } from 'node:path';
 import { PATH, UNIT } from '../../api/index.js';
 import { parseRecording, type RecordedSystemdOp } from '../../node-agent/systemd/recording-systemd.js';
+import { SYSTEMD_FAULTS_ENV } from '../../node-agent/systemd/systemd-faults.js';
 import { jsonLines, tail } from './landscape.js';
 import { type Exit, type SupervisedProcess, startSupervised } from './processes.js';
 
@@ -40,7 +41,12 @@ export interface NodeEnvironment {
   readonly emit: (node: string, text: string) => void;
   /** Aborted when the demo stops: "systemd" starts nothing any more. */
   readonly signal?: AbortSignal;
+  /** The recorded systemd's failure rules (NODE_AGENT_TEST_SYSTEMD_FAULTS), shared by every node. */
+  readonly systemdFaults?: string;
 }
+
+/** How long after an apply the agents judge it (`--apply-settle-time`): short for the demo. */
+export const AGENT_SETTLE = '2s';
 
 export interface LegacyState {
   /** The downloader's files as its provisioning OSC and its own runs leave them. */
@@ -177,6 +183,8 @@ export class DemoNode {
         '0',
         '--metrics-port',
         '0',
+        '--apply-settle-time',
+        AGENT_SETTLE,
       ],
       env: this.processEnv(),
       cwd: this.dir,
@@ -227,7 +235,11 @@ export class DemoNode {
   }
 
   private processEnv(): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_AGENT_REFUSE_HOST_ROOT: '1',
+      ...(this.env.systemdFaults ? { [SYSTEMD_FAULTS_ENV]: this.env.systemdFaults } : {}),
+    };
     // a kubeconfig would win over the agent's own token credentials
     delete env.KUBECONFIG;
     return env;

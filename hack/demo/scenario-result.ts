@@ -28,6 +28,54 @@ export interface ScenarioOptions {
   readonly tmpDir?: string;
   /** Leave the work dir (roots, logs, recordings) for inspection. */
   readonly keepWorkDir?: boolean;
+  /** The kubelet change is a bad one: kubelet does not stay up on a node that applies it. */
+  readonly breakRollout?: boolean;
+}
+
+/** The bad kubelet setting of `--break-rollout`: a kubelet with it stays inactive (injected fault). */
+export const BAD_MAX_PODS = 999;
+export const KUBELET_CONFIG_FILE = '/var/lib/kubelet/config/kubelet';
+
+/** One node in one rollout behind the gate; times in ms since t = 0 of the scenario. */
+export interface NodeInRollout {
+  readonly node: string;
+  readonly pool: string;
+  readonly zone: string;
+  /** The wave that took it (undefined: a new machine, or it never got the change). */
+  wave?: number;
+  permittedAt?: number;
+  /** Its agent's first systemd call after the change. */
+  appliedAt?: number;
+  reportedAt?: number;
+  result?: 'Succeeded' | 'Failed';
+  reason?: string;
+  restarts: { unit: string; at: number }[];
+}
+
+export interface WaveSeen {
+  readonly pool: string;
+  readonly wave: number;
+  /** first: the nodes the last configuration failed; canary; wave. */
+  readonly kind: 'first' | 'canary' | 'wave';
+  readonly nodes: readonly string[];
+  readonly at: number;
+}
+
+export interface PoolEnd {
+  readonly pool: string;
+  readonly phase: 'Completed' | 'Halted';
+  readonly at: number;
+  readonly reason?: string;
+}
+
+/** One rollout of a changed configuration, as the gate let it out. */
+export interface RolloutChange {
+  readonly label: string;
+  /** The checksum rolled out, per pool. */
+  readonly targets: ReadonlyMap<string, string>;
+  readonly nodes: ReadonlyMap<string, NodeInRollout>;
+  readonly waves: readonly WaveSeen[];
+  readonly pools: ReadonlyMap<string, PoolEnd>;
 }
 
 export interface NodeResult {
@@ -43,16 +91,10 @@ export interface NodeResult {
     readonly legacyStateRemoved: boolean;
   };
   readonly rollout: {
-    /** The node's reconciliation delay, from its annotation. */
+    /** The node's reconciliation delay, from its annotation (the gate times nodes itself). */
     readonly delayMs: number;
-    /** When the agent saw the changed OSC secret and queued it with its delay (agent log). */
-    readonly enqueuedAt: number;
-    /** The delay the agent used (agent log). */
-    readonly enqueuedDelayMs: number;
-    /** Its first systemd call of the apply (recorded with time). */
-    readonly appliedAt: number;
-    readonly reportedAt: number;
-    readonly restarts: readonly { unit: string; at: number }[];
+    /** The node in each rollout of the step, in the order of ScenarioResult.rollout.changes. */
+    readonly changes: readonly NodeInRollout[];
     readonly checksumOk: boolean;
   };
   readonly token: { readonly updatedAt: number; readonly ok: boolean };
@@ -79,11 +121,20 @@ export interface ScenarioResult {
     readonly legacyLeft: readonly string[];
   };
   readonly rollout: {
+    readonly mode: 'healthy' | 'broken';
     readonly change: string;
     /** When the demo changed the Cluster (ms since start). */
     readonly changedAt: number;
     /** When the first pool's OSC secret changed (ms since start): t = 0 of the chart. */
     readonly secretsChangedAt: number;
+    /** The controller-manager's settle time and canary size. */
+    readonly settleMs: number;
+    readonly canary: number;
+    /** The rollouts of the step: the change; with --break-rollout the bad change, then its fix. */
+    readonly changes: readonly RolloutChange[];
+    /** --break-rollout: how far the bad change got. */
+    readonly bad?: { readonly applied: number; readonly nodes: number; readonly pools: number };
+    /** From the first kubelet restart of the first rollout to its last. */
     readonly spanMs: number;
     /** kubelet restarts per 1 s bucket from secretsChangedAt on. */
     readonly kubeletRestartsPerSecond: readonly number[];

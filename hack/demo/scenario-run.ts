@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { ANNOTATION } from '../../api/index.js';
+import { ANNOTATION, UNIT } from '../../api/index.js';
 import { untilAborted } from '../../runtime/abort.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../test/integration/envtest.js';
 import { bundleNodeAgent } from '../build-node-agent.js';
@@ -15,7 +15,9 @@ import { type ControllerManager, type Landscape, setUpLandscape } from './landsc
 import { DemoNode, type NodeSpec } from './node.js';
 import { killAllNow } from './processes.js';
 import {
+  BAD_MAX_PODS,
   DEFAULT_MAX_DELAY_SECONDS,
+  KUBELET_CONFIG_FILE,
   nodeSpecs,
   type Phase,
   type ScenarioOptions,
@@ -152,11 +154,24 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       cluster.spec.shoot.spec.kubernetes.version,
     );
     const imagesDir = join(workDir, 'images');
+    // a kubelet with the bad setting does not stay up, on every node that applies it
+    const systemdFaults = join(workDir, 'systemd-faults.json');
+    writeFileSync(
+      systemdFaults,
+      JSON.stringify([
+        {
+          unit: UNIT.kubelet,
+          effect: 'inactive',
+          whenFileContains: { path: KUBELET_CONFIG_FILE, text: `maxPods: ${BAD_MAX_PODS}` },
+        },
+      ]),
+    );
     const nodeEnv = {
       apiServer: shoot.server,
       imagesDir,
       emit: (node: string, text: string) => emit('node', text, node),
       signal,
+      systemdFaults,
     };
     for (const spec of specs) res.nodes.push(new DemoNode(spec, workDir, nodeEnv));
     const run: ScenarioRun = {

@@ -10,8 +10,9 @@
  *    node runs node-init's steps, as the legacy executor would start them on a real node; the
  *    agents fetch their own token with the downloader's, remove the downloader, apply their pool's
  *    OSC and report; the legacy resources go once every node reported;
- * 3. `rollOutKubeletChange` (steps/rollout.ts): a kubelet configuration change rolled out by the
- *    agents after their per-node delays;
+ * 3. `rollOutKubeletChange` (steps/rollout.ts): a kubelet configuration change let out by the
+ *    rollout gate in waves per pool; with `breakRollout`, `breakKubeletChange`
+ *    (steps/bad-rollout.ts): a bad one, halted at the canaries, then its fix;
  * 4. `rotateAccessToken` (steps/token-rotation.ts): an access-token rotation reaching every node's
  *    token file;
  *
@@ -23,6 +24,7 @@
  */
 import type { ScenarioOptions, ScenarioResult } from './scenario-result.js';
 import { setUp, tearDown } from './scenario-run.js';
+import { breakKubeletChange } from './steps/bad-rollout.js';
 import { runLegacyNodes } from './steps/legacy.js';
 import { migrateToAgent } from './steps/migration.js';
 import { rollOutKubeletChange } from './steps/rollout.js';
@@ -34,14 +36,21 @@ export { reapKilledRuns, type ScenarioRun, setUp, tearDown } from './scenario-ru
 export type { MigrationOutcome } from './steps/migration.js';
 export type { RolloutOutcome } from './steps/rollout.js';
 export type { TokenRotationOutcome } from './steps/token-rotation.js';
-export { migrateToAgent, rollOutKubeletChange, rotateAccessToken, runLegacyNodes, summarize };
+export {
+  breakKubeletChange,
+  migrateToAgent,
+  rollOutKubeletChange,
+  rotateAccessToken,
+  runLegacyNodes,
+  summarize,
+};
 
 export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
   const run = await setUp(o);
   try {
     await runLegacyNodes(run);
     const migration = await migrateToAgent(run);
-    const rollout = await rollOutKubeletChange(run);
+    const rollout = o.breakRollout ? await breakKubeletChange(run) : await rollOutKubeletChange(run);
     const tokens = await rotateAccessToken(run);
     return await summarize(run, migration, rollout, tokens);
   } finally {

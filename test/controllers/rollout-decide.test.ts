@@ -11,6 +11,7 @@ import {
   encodeRolloutStatus,
   type PoolRollout,
 } from '../../controllers/rollout/state.js';
+import { staggered } from '../../controllers/rollout/waves.js';
 import {
   applyPermitted,
   decide,
@@ -22,6 +23,7 @@ import {
   START,
   T0,
   T1,
+  WINDOW,
   withPermissions,
 } from './support/rollout-pool.js';
 
@@ -219,5 +221,15 @@ describe('rollout: the gate', () => {
     expect(restored).to.deep.equal(seen);
     expect(decide(nodes, restored, START + 69_000).state!.wave).to.equal(1);
     expect(decide(nodes, restored, START + 70_000).state!.wave).to.equal(2);
+  });
+});
+
+describe('rollout: staggering', () => {
+  it('within a wave each node waits its share of the window, shifted by its own delay modulo that share', () => {
+    const nodes = pool(4).map((n, i) => ({ ...n, delay: [0, 80_000, 160_000, 240_000][i]! * 1e6 }));
+    const members = staggered(nodes, START, WINDOW, 4);
+    // 75 s spacing; delays 0, 80, 160, 240 s are 0, 5, 10, 15 s into their spacing
+    expect(members.map((m) => m.grantAt - START)).to.deep.equal([0, 80_000, 160_000, 240_000]);
+    expect(staggered(pool(2), START, WINDOW, 4).map((m) => m.grantAt - START)).to.deep.equal([0, 75_000]);
   });
 });

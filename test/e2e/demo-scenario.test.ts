@@ -3,7 +3,8 @@
  * step by step as the demo runs it: a seed and a shoot kube-apiserver, the controller-manager as a
  * child process in direct mode with os-local, one real gardener-node-agent process per node. One
  * shoot goes 1/4 from the legacy downloader 2/4 to the agent (every node's initial apply), 3/4
- * through a kubelet change rolled out with a 20 s max delay and 4/4 through an access-token
+ * through a kubelet change let out in waves behind the health gate (and, as `--break-rollout`
+ * shows, a bad one halted at the canaries, then its fix) and 4/4 through an access-token
  * rotation; then what it measured is summarised. Alongside, `npm run demo` itself is interrupted
  * with SIGINT while its agents run: nothing may be left behind.
  */
@@ -14,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { checks, rolloutSvg, summaryTable } from '../../hack/demo/report.js';
 import {
+  breakKubeletChange,
   type MigrationOutcome,
   migrateToAgent,
   type RolloutOutcome,
@@ -189,21 +191,50 @@ describe('e2e: the demo scenario with 5 nodes', function () {
   it('3/4 rollout: only the changed unit restarts', () => {
     for (const [name, node] of rollout.nodes)
       expect(
-        node.restarts.map((r) => r.unit),
+        node.changes[0]!.restarts.map((r) => r.unit),
         name,
       ).to.deep.equal(['kubelet.service']);
   });
 
-  it('3/4 rollout: no node applies before its delay, and the applies span at least 10 s of the 20 s window', () => {
-    for (const [name, node] of rollout.nodes) {
-      const { delayMs, enqueuedAt, enqueuedDelayMs, appliedAt } = node;
-      expect(delayMs, name).to.be.within(0, 20_000);
-      expect(enqueuedDelayMs, `${name} waits its node-delay annotation`).to.equal(delayMs);
-      expect(appliedAt - enqueuedAt, `${name} applied before its delay`).to.be.at.least(delayMs);
+  it('3/4 rollout: in waves, a canary per pool in one zone, each wave only after the one before passed the gate', () => {
+    const change = rollout.changes[0]!;
+    const canaries = change.waves.filter((w) => w.kind === 'canary');
+    expect(canaries.map((w) => w.pool).sort()).to.deep.equal(['arm-worker', 'cpu-worker', 'gpu-worker']);
+    for (const w of canaries) expect(w.nodes, w.pool).to.have.length(1);
+    for (const wave of change.waves) {
+      const before = change.waves.find((w) => w.pool === wave.pool && w.wave === wave.wave - 1);
+      if (!before) continue;
+      const passed = Math.max(...before.nodes.map((n) => change.nodes.get(n)!.reportedAt!));
+      for (const n of wave.nodes)
+        expect(change.nodes.get(n)!.permittedAt, `${n} (wave ${wave.wave} of ${wave.pool})`).to.be.at.least(
+          passed + rollout.settleMs - 500,
+        );
     }
-    expect(rollout.spanMs).to.be.at.least(10_000);
-    expect(rollout.maxKubeletRestartsInOneSecond).to.be.at.least(1);
+    for (const [name, node] of change.nodes) expect(node.result, name).to.equal('Succeeded');
     expect(rollout.kubeletRestartsPerSecond.reduce((a, b) => a + b, 0)).to.equal(5);
+  });
+
+  it('3/4 --break-rollout: a bad kubelet change stops at the canaries; the previous spec reaches the failed nodes first', async () => {
+    const broken = await breakKubeletChange(run);
+    const [bad, fix] = broken.changes as [
+      NonNullable<(typeof broken.changes)[0]>,
+      NonNullable<(typeof broken.changes)[0]>,
+    ];
+    expect(broken.bad!.applied, 'at most one canary per pool').to.be.within(1, 3);
+    expect([...bad.pools.values()].map((p) => p.phase)).to.deep.equal(['Halted', 'Halted', 'Halted']);
+    const line = run.timeline.find((e) => e.text.startsWith('bad configuration applied on '));
+    expect(line?.text).to.equal(
+      `bad configuration applied on ${broken.bad!.applied} of 5 nodes; rollout halted`,
+    );
+    const failed = [...bad.nodes.values()].filter((n) => n.result === 'Failed');
+    expect(failed).to.have.length(broken.bad!.applied);
+    for (const f of failed) {
+      expect(f.reason).to.equal('UnitNotActive');
+      const first = fix.waves.find((w) => w.pool === f.pool)!;
+      expect(first.kind, f.pool).to.equal('first');
+      expect(first.nodes).to.include(f.node);
+    }
+    expect([...fix.pools.values()].every((p) => p.phase === 'Completed')).to.equal(true);
   });
 
   it("4/4 token rotation: the access token reaches every node's token file", async () => {

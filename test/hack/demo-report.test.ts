@@ -7,11 +7,14 @@ import { expect } from 'chai';
 import { parseYaml } from '../../api/index.js';
 import { checks, formatEntry, rolloutSvg, summaryTable } from '../../hack/demo/report.js';
 import {
+  type NodeInRollout,
   type NodeResult,
   nodeSpecs,
   perSecondBuckets,
+  type RolloutChange,
   reapKilledRuns,
   type ScenarioResult,
+  type WaveSeen,
 } from '../../hack/demo/scenario.js';
 
 const cluster = parseYaml(readFileSync(join(import.meta.dirname, '../../examples/cluster.yaml'), 'utf8')) as {
@@ -19,11 +22,37 @@ const cluster = parseYaml(readFileSync(join(import.meta.dirname, '../../examples
 };
 const workers = cluster.spec.shoot.spec.provider.workers;
 
-function node(name: string, delayMs: number, appliedAt: number, extra: Partial<NodeResult> = {}): NodeResult {
+const T1 = 'a'.repeat(64);
+const T2 = 'b'.repeat(64);
+
+/** A node of the rollout: permitted at `at`, reported `result` 3 s later. */
+function inRollout(
+  name: string,
+  wave: number,
+  at: number,
+  result: 'Succeeded' | 'Failed' = 'Succeeded',
+  zone = 'europe-a',
+): NodeInRollout {
+  return {
+    node: name,
+    pool: 'cpu-worker',
+    zone,
+    wave,
+    permittedAt: at,
+    appliedAt: at + 100,
+    reportedAt: at + 3000,
+    result,
+    ...(result === 'Failed' ? { reason: 'UnitNotActive' } : {}),
+    restarts: [{ unit: 'kubelet.service', at: at + 120 }],
+  };
+}
+
+function node(changes: NodeInRollout[], extra: Partial<NodeResult> = {}): NodeResult {
+  const name = changes[0]!.node;
   return {
     name,
     pool: 'cpu-worker',
-    zone: 'europe-a',
+    zone: changes[0]!.zone,
     migration: {
       nodeInitAt: 1000,
       reportedAt: 9000,
@@ -31,22 +60,50 @@ function node(name: string, delayMs: number, appliedAt: number, extra: Partial<N
       unitsRestarted: ['kubelet.service'],
       legacyStateRemoved: true,
     },
-    rollout: {
-      delayMs,
-      enqueuedAt: 50_000,
-      enqueuedDelayMs: delayMs,
-      appliedAt,
-      reportedAt: appliedAt + 100,
-      restarts: [{ unit: 'kubelet.service', at: appliedAt + 20 }],
-      checksumOk: true,
-    },
+    rollout: { delayMs: 0, changes, checksumOk: true },
     token: { updatedAt: 80_200, ok: true },
     agentStarts: 2,
     ...extra,
   };
 }
 
-function result(nodes: NodeResult[]): ScenarioResult {
+function change(label: string, target: string, nodes: NodeInRollout[], halted = false): RolloutChange {
+  const waves = [...new Set(nodes.map((n) => n.wave!))].map((wave) => {
+    const members = nodes.filter((n) => n.wave === wave);
+    return {
+      pool: 'cpu-worker',
+      wave,
+      kind: (wave === 1 ? (label === 'the fix' ? 'first' : 'canary') : 'wave') as WaveSeen['kind'],
+      nodes: members.map((n) => n.node),
+      at: Math.min(...members.map((n) => n.permittedAt!)),
+    };
+  });
+  return {
+    label,
+    targets: new Map([['cpu-worker', target]]),
+    nodes: new Map(nodes.map((n) => [n.node, n])),
+    waves,
+    pools: new Map([
+      [
+        'cpu-worker',
+        {
+          pool: 'cpu-worker',
+          phase: halted ? 'Halted' : 'Completed',
+          at: Math.max(...nodes.map((n) => n.reportedAt!)) + 3000,
+          ...(halted
+            ? { reason: 'node node-01, checksum aaaaaaaaaaaa: UnitNotActive: kubelet.service is inactive' }
+            : {}),
+        },
+      ],
+    ]),
+  };
+}
+
+function result(
+  nodes: NodeResult[],
+  changes: RolloutChange[],
+  bad?: ScenarioResult['rollout']['bad'],
+): ScenarioResult {
   return {
     startedAt: 0,
     maxDelaySeconds: 20,
@@ -56,8 +113,8 @@ function result(nodes: NodeResult[]): ScenarioResult {
       {
         name: 'cpu-worker',
         secret: 'gardener-node-agent-cpu-worker-46fed',
-        checksum: 'a'.repeat(64),
-        nodes: 2,
+        checksum: T1,
+        nodes: nodes.length,
       },
     ],
     phases: {
@@ -75,18 +132,61 @@ function result(nodes: NodeResult[]): ScenarioResult {
       legacyLeft: [],
     },
     rollout: {
+      mode: bad ? 'broken' : 'healthy',
       change: 'shoot kubelet maxPods 110 -> 120',
       changedAt: 49_000,
       secretsChangedAt: 50_000,
-      spanMs:
-        Math.max(...nodes.map((n) => n.rollout.appliedAt)) -
-        Math.min(...nodes.map((n) => n.rollout.appliedAt)),
+      settleMs: 3000,
+      canary: 1,
+      changes,
+      ...(bad ? { bad } : {}),
+      spanMs: 7000,
       kubeletRestartsPerSecond: [1, 0, 1],
       maxKubeletRestartsInOneSecond: 1,
     },
     tokens: { rotatedAt: 80_000, newTokenAt: 80_100, allUpdatedAt: 80_300 },
     timeline: [],
   };
+}
+
+/** A healthy rollout: the canary at 50 s (reported at 53 s), the next wave `next` ms later. */
+function healthy(next: number): ScenarioResult {
+  const nodes = [
+    inRollout('node-01', 1, 50_000),
+    inRollout('node-02', 2, 50_000 + next, 'Succeeded', 'europe-b'),
+  ];
+  return result(
+    nodes.map((n) => node([n])),
+    [change('kubelet change', T1, nodes)],
+  );
+}
+
+/** A bad change halted at the canary, then the fix reaching it first. */
+function broken(applied: number): ScenarioResult {
+  const bad = [inRollout('node-01', 1, 50_000, 'Failed')];
+  const fix = [inRollout('node-01', 1, 70_000), inRollout('node-02', 2, 77_000, 'Succeeded', 'europe-b')];
+  // node-03 never got the bad change: it runs the previous spec all along (no wave of the fix)
+  const kept: NodeInRollout = {
+    node: 'node-03',
+    pool: 'cpu-worker',
+    zone: 'europe-c',
+    permittedAt: 60_000,
+    restarts: [],
+  };
+  const nodes = [
+    node([bad[0]!, fix[0]!]),
+    node([{ node: 'node-02', pool: 'cpu-worker', zone: 'europe-b', restarts: [] }, fix[1]!]),
+    node([{ node: 'node-03', pool: 'cpu-worker', zone: 'europe-c', restarts: [] }, kept]),
+  ];
+  const fixed = change('the fix', T2, fix);
+  return result(
+    nodes,
+    [
+      change('bad configuration', T1, bad, true),
+      { ...fixed, nodes: new Map([...fixed.nodes, ['node-03', kept]]) },
+    ],
+    { applied, nodes: 3, pools: 1 },
+  );
 }
 
 describe('hack/demo: pure parts', () => {
@@ -115,30 +215,48 @@ describe('hack/demo: pure parts', () => {
     expect(perSecondBuckets([], 0)).to.deep.equal([]);
   });
 
-  it('checks hold for a good rollout and fail for an early apply', () => {
-    const good = result([node('node-01', 0, 50_100), node('node-02', 10_000, 60_050)]);
-    expect(checks(good).filter((c) => !c.ok)).to.deep.equal([]);
-    const early = result([node('node-01', 0, 50_100), node('node-02', 10_000, 55_000)]);
-    expect(checks(early).find((c) => !c.ok)?.text).to.contain('applied early: node-02');
-    const twice = result([
-      node('node-01', 0, 50_100, { migration: { ...node('x', 0, 0).migration, legacyStateRemoved: false } }),
-    ]);
-    expect(
-      checks({ ...twice, migration: { ...twice.migration, legacyAccessSecretDeletes: 2 } }).filter(
-        (c) => !c.ok,
-      ),
-    ).to.have.length(2);
+  it('checks hold for a rollout in waves and fail for a wave that began before the gate passed', () => {
+    expect(checks(healthy(7000)).filter((c) => !c.ok)).to.deep.equal([]);
+    const early = checks(healthy(4000)).find((c) => !c.ok);
+    expect(early?.text).to.equal(
+      'kubelet change: got the change before the wave before passed the gate: node-02',
+    );
+    const twice = healthy(7000);
+    const legacyLeft = {
+      ...twice,
+      nodes: twice.nodes.map((n) => ({ ...n, migration: { ...n.migration, legacyStateRemoved: false } })),
+      migration: { ...twice.migration, legacyAccessSecretDeletes: 2 },
+    };
+    expect(checks(legacyLeft).filter((c) => !c.ok)).to.have.length(2);
   });
 
-  it('renders a table row and a chart row per node, escaping text', () => {
-    const r = result([node('node-01', 0, 50_100), node('node-02', 10_000, 60_050)]);
+  it('--break-rollout: at most the canaries took the bad change, the fix reached them first', () => {
+    expect(checks(broken(1)).filter((c) => !c.ok)).to.deep.equal([]);
+    const ok = checks(broken(1)).map((c) => c.text);
+    expect(ok).to.include(
+      'bad configuration applied on 1 of 3 nodes (at most canary 1 × 1 pools = 1); halted: cpu-worker',
+    );
+    expect(
+      checks(broken(2))
+        .filter((c) => !c.ok)
+        .map((c) => c.text)[0],
+    ).to.match(/^bad configuration applied on 2 of 3 nodes \(at most canary 1 × 1 pools = 1\)/);
+  });
+
+  it('renders a table row and a chart row per node, the waves and the halt, escaping text', () => {
+    const r = healthy(7000);
     const table = summaryTable(r);
     expect(table).to.match(
-      /^node-01\s+cpu-worker\s+europe-a\s+\+8\.0s\s+1\s+0\.00s\s+0\.1s\s+kubelet\.service\s+\+0\.2s\s+ok$/m,
+      /^node-01\s+cpu-worker\s+europe-a\s+\+8\.0s\s+1\s+1\s+0\.0s\s+Succeeded\s+kubelet\.service\s+\+0\.2s\s+ok$/m,
     );
     const svg = rolloutSvg({ ...r, rollout: { ...r.rollout, change: 'a < b & "c"' } });
     expect(svg).to.contain('a &lt; b &amp; &quot;c&quot;');
     expect(svg.match(/<circle /g)).to.have.length(2);
+    expect(svg.match(/>w[12]</g)).to.have.length(2);
+    const halted = rolloutSvg(broken(1));
+    expect(halted).to.contain('>halted<');
+    expect(halted).to.contain('bad configuration applied on 1 of 3 nodes; rollout halted');
+    expect(summaryTable(broken(1))).to.match(/^node-01 .* Failed .* 1 at 20\.0s\s+Succeeded .* ok$/m);
     expect(
       formatEntry({ t: 12_345, phase: 'rollout', kind: 'node', node: 'node-01', text: 'applied' }),
     ).to.equal('[  12.3s]   node-01  applied');

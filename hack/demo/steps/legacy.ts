@@ -69,6 +69,27 @@ export async function runLegacyNodes(run: ScenarioRun): Promise<void> {
         },
       },
     });
+    // what the kubelet reports once it runs: the rollout gate counts Ready nodes
+    await run.landscape.shootCore.patchNodeStatus(
+      {
+        name: s.name,
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'KubeletReady',
+                message: 'kubelet is posting ready status',
+                lastTransitionTime: new Date(),
+                lastHeartbeatTime: new Date(),
+              },
+            ],
+          },
+        },
+      },
+      mergePatch,
+    );
     const files = downloaderOscs.get(s.pool);
     if (!files) throw new Error(`no legacy downloader OSC for pool ${s.pool}`);
     const checksum = legacy.byPool.get(s.pool)?.metadata?.annotations?.[ANNOTATION.checksumDataScript] ?? '';

@@ -86,7 +86,16 @@ export function startRolloutController(
       nodes: () => nodes.list(),
       oscSecrets: () => secrets.list() as SecretObject[],
       leases: () => {
-        leases ??= agentLeases(shoot.cache) as unknown as AcquiredInformer<LeaseObject>;
+        if (!leases) {
+          const acquired = agentLeases(shoot.cache) as unknown as AcquiredInformer<LeaseObject>;
+          leases = acquired;
+          // the gate waits while the Leases are unknown: decide again once they are cached
+          if (!acquired.informer.hasSynced)
+            acquired.informer.waitForSync(signal).then(
+              () => leases === acquired && enqueue(),
+              () => undefined,
+            );
+        }
         return leases.informer.hasSynced ? leases.informer.list() : undefined;
       },
       releaseLeases,

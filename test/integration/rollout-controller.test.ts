@@ -225,6 +225,35 @@ describe('rollout gate against real API servers and agents', function () {
     expect(done).to.include({ updated: 4, failed: 0 });
   });
 
+  it('a controller-manager started while a wave settles judges it once the Leases are cached, not a check later', async () => {
+    // no look without an event for 10 min: only the Leases filling its cache can wake the gate
+    const quiet = { ...ROLLOUT, checkInterval: '10m' };
+    await l.stopManager();
+    await l.startManager(quiet);
+    const v155 = await l.setOsc(cpu, kubeletOsc(155));
+    const wave = await l.poolWhen(
+      cpu,
+      'a wave whose nodes are healthy',
+      (p) =>
+        p.target === v155 && p.members.length > 0 && p.members.every((m) => m.healthySince !== undefined),
+    );
+    await l.stopManager();
+    await sleep(SETTLE_MS + 500);
+    const startedAt = Date.now();
+    await l.startManager(quiet);
+    const next = await l.poolWhen(
+      cpu,
+      'the wave passed',
+      (p) => p.target === v155 && (p.wave > wave.wave || p.phase === 'Completed'),
+    );
+    const passedAt = next.wave > wave.wave ? next.waveStartedAt! : next.completedAt!;
+    // the resync after a minute would pass it too: within seconds only the Lease cache did
+    expect(passedAt - startedAt, 'from the start to the wave passing').to.be.below(10_000);
+    await l.stopManager();
+    await l.startManager(ROLLOUT);
+    await l.poolWhen(cpu, 'done', (p) => p.target === v155 && p.phase === 'Completed');
+  });
+
   it('a node joining mid-rollout takes the newest configuration at once', async () => {
     const v160 = await l.setOsc(cpu, kubeletOsc(160));
     await l.poolWhen(cpu, 'the canary', (p) => p.target === v160 && p.wave === 1);

@@ -71,6 +71,8 @@ const UnitStatusSchema = z.object({
   loadState: z.string(),
   activeState: z.string(),
   subState: z.string(),
+  type: z.string().optional(),
+  result: z.string().optional(),
   invocationId: z.string(),
   activeEnterTimestampMonotonic: z.number(),
   inactiveEnterTimestampMonotonic: z.number(),

@@ -5,7 +5,8 @@
  * happens at monotonic time n seconds. Every unit starts out inactive and never started, so the
  * answers depend only on the calls, and a recording file alone tells them, across processes.
  * A call recorded with a fault (systemd-faults.ts) starts the unit, which then ends up `failed`
- * (the start job failed) or `inactive` (it exited at once).
+ * (the start job failed) or `inactive` (it exited at once), either way with the result `exit-code`;
+ * every other unit's result is `success`.
  */
 import { createHash } from 'node:crypto';
 import type { SystemdOp } from './systemd.js';
@@ -47,6 +48,7 @@ export function simulatedUnitStatus(
     loadState: 'loaded',
     activeState: active ? 'active' : failed ? 'failed' : 'inactive',
     subState: active ? 'running' : failed ? 'failed' : 'dead',
+    result: !active && fault ? 'exit-code' : 'success',
     invocationId:
       invocations === 0
         ? ''

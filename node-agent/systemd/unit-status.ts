@@ -16,6 +16,11 @@ export interface UnitStatus {
    * kinds and where it is not known (a progress file of an older agent, the simulation).
    */
   readonly type?: string;
+  /**
+   * How the unit's last run ended: `success` (running, or exited cleanly), `exit-code`, `signal`,
+   * `timeout`, `core-dump`, `start-limit-hit`, ...; '' or missing where it is not known.
+   */
+  readonly result?: string;
   /** 32 hex digits, a new one for every start; '' when the unit never started since boot. */
   readonly invocationId: string;
   readonly activeEnterTimestampMonotonic: number;
@@ -29,6 +34,7 @@ export const UNIT_STATUS_PROPERTIES = [
   'ActiveState',
   'SubState',
   'Type',
+  'Result',
   'InvocationID',
   'ActiveEnterTimestampMonotonic',
   'InactiveEnterTimestampMonotonic',
@@ -52,6 +58,7 @@ export function parseUnitStatus(text: string): UnitStatus {
     activeState: text_('ActiveState'),
     subState: text_('SubState'),
     type: text_('Type'),
+    result: text_('Result'),
     invocationId: text_('InvocationID'),
     activeEnterTimestampMonotonic: number('ActiveEnterTimestampMonotonic'),
     inactiveEnterTimestampMonotonic: number('InactiveEnterTimestampMonotonic'),

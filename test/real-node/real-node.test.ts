@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { ANNOTATION, type OperatingSystemConfig, sha256Hex, stringifyYaml } from '../../api/index.js';
+import {
+  ANNOTATION,
+  APPLY_REASON,
+  type OperatingSystemConfig,
+  readApplyReport,
+  sha256Hex,
+  stringifyYaml,
+} from '../../api/index.js';
 import { buildNodeAgent } from '../../hack/build-node-agent.js';
 import { realNodeCache } from '../../hack/real-node/cache.js';
 import type { Container } from '../../hack/real-node/container.js';
@@ -89,6 +96,9 @@ describe('a real node: the agent under a real systemd', function () {
 
   const nodeChecksum = async () =>
     (await core.readNode({ name })).metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
+  /** What the agent reported of its last apply on its Node (docs/rollout.md). */
+  const applyReport = async () =>
+    readApplyReport((await core.readNode({ name })).metadata?.annotations as Record<string, string>);
 
   /** Waits until the Node reports `checksum` applied; on timeout the node's journal tells why. */
   async function applied(checksum: string, timeoutMs = 120_000): Promise<void> {
@@ -272,7 +282,19 @@ describe('a real node: the agent under a real systemd', function () {
     }
   });
 
-  it('a unit that fails to start is reported (event, metrics) and the agent keeps running', async () => {
+  it('a unit that fails to start is reported (event, metrics, apply result) and the agent keeps running', async () => {
+    // the apply before: verified against the node's own systemd after the settle time
+    const running = sha256Hex(stringifyYaml(osc));
+    const verified = await eventually(
+      'the apply result of the running OSC',
+      async () => {
+        const r = await applyReport();
+        return r?.checksum === running && r.result !== 'Verifying' ? r : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(verified, verified.message).to.include({ result: 'Succeeded', reason: APPLY_REASON.applied });
     const agentPid = await agentMainPid(c);
     const errors = await agentMetric(c, 'gardener_node_agent_osc_applies_total{result="error"}');
     const broken = 'real-node-broken.service';
@@ -304,6 +326,18 @@ describe('a real node: the agent under a real systemd', function () {
     expect(await agentMetric(c, 'gardener_node_agent_osc_applies_total{result="error"}')).to.be.greaterThan(
       errors,
     );
+    // the result a rollout gate reads: this checksum failed, a unit command, which unit and why
+    const failed = await eventually(
+      'the apply result of the broken OSC',
+      async () => {
+        const r = await applyReport();
+        return r?.checksum === checksum ? r : undefined;
+      },
+      30_000,
+      250,
+    );
+    expect(failed).to.include({ result: 'Failed', reason: APPLY_REASON.unitCommandFailed });
+    expect(failed.message).to.contain(`restart ${broken}: `);
     // the agent retries (with backoff) and keeps serving; the Node does not claim the OSC applied
     await sleep(5_000);
     expect(await agentMainPid(c)).to.equal(agentPid);

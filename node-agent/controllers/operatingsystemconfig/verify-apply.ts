@@ -1,7 +1,8 @@
 /**
  * After an apply the agent waits a settle time, then judges it: every unit the apply restarted
- * must be running (a oneshot service may also have exited cleanly) and the node's health checks
- * (kubelet /healthz, containerd) must pass. The verdict is what the agent reports on its Node.
+ * must be running or have run to success (a oneshot, or a service a timer runs, such as
+ * containerd-logrotate.service, which has no Type=oneshot) and the node's health checks (kubelet
+ * /healthz, containerd) must pass. The verdict is what the agent reports on its Node.
  */
 import { APPLY_REASON } from '../../../api/index.js';
 import { type Clock, realClock, sleep } from '../../../runtime/clock.js';
@@ -25,6 +26,14 @@ const RUNNING = new Set(['active', 'reloading']);
 /** Why a unit restarted settle time ago is not as it should be, or undefined when it is. Pure. */
 export function unitProblem(unit: string, status: UnitStatus): string | undefined {
   if (RUNNING.has(status.activeState)) return undefined;
+  // ran and exited, and systemd itself calls that a success (one that crashed is failed, or
+  // restarting); never started since boot is no success, although systemd's result says so
+  if (
+    status.activeState === 'inactive' &&
+    status.result === 'success' &&
+    status.inactiveExitTimestampMonotonic > 0
+  )
+    return undefined;
   if (status.type === 'oneshot' && status.activeState === 'inactive') return undefined;
   return `${unit} is ${status.activeState} (${status.subState})`;
 }

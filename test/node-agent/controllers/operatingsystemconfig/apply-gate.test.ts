@@ -129,9 +129,29 @@ describe('node agent rollout gate: verifying an apply', () => {
       'u is failed (failed)',
     ],
     [
-      'a service that exited',
+      'a service that ran to success (a timer runs it)',
+      { type: 'simple', activeState: 'inactive', subState: 'dead', result: 'success' },
+      undefined,
+    ],
+    [
+      'a service that exited with an error',
+      { type: 'simple', activeState: 'inactive', subState: 'dead', result: 'exit-code' },
+      'u is inactive (dead)',
+    ],
+    [
+      'never started since boot',
+      { activeState: 'inactive', subState: 'dead', result: 'success', inactiveExitTimestampMonotonic: 0 },
+      'u is inactive (dead)',
+    ],
+    [
+      'a service that exited, how unknown',
       { type: 'simple', activeState: 'inactive', subState: 'dead' },
       'u is inactive (dead)',
+    ],
+    [
+      'failed, with the result success of an earlier run',
+      { activeState: 'failed', subState: 'failed', result: 'success' },
+      'u is failed (failed)',
     ],
     [
       'restarting in a loop',

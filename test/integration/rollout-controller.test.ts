@@ -6,7 +6,6 @@
  * on; a restart mid-wave loses nothing and skips no gate; a node joining mid-rollout takes the
  * newest; unguarded; `gate: off` is today's behaviour.
  */
-import { PatchStrategy } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
 import { rolloutStatus } from '../../cli/rollout-command.js';
@@ -286,19 +285,7 @@ describe('rollout gate against real API servers and agents', function () {
   });
 
   it('a deselected shoot gets its nodes back: every permission and the status removed', async () => {
-    const labels = (value: string) =>
-      l.fixture.seedObjects.patch(
-        {
-          apiVersion: 'extensions.gardener.cloud/v1alpha1',
-          kind: 'Cluster',
-          metadata: { name: l.fixture.namespace, labels: { [SELECTOR_LABEL]: value } },
-        } as never,
-        undefined,
-        undefined,
-        'test',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
+    const labels = (value: string) => l.patchCluster({ labels: { [SELECTOR_LABEL]: value } });
     const permitted = async () =>
       (await Promise.all([...l.nodes.keys()].map((n) => l.readNode(n)))).filter(
         (n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined,

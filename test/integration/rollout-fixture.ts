@@ -312,11 +312,19 @@ export class RolloutLandscape {
   }
 
   async annotateCluster(annotations: Record<string, string | null>): Promise<void> {
+    await this.patchCluster({ annotations });
+  }
+
+  /** Merges labels or annotations into the Cluster's metadata (null removes one). */
+  async patchCluster(metadata: {
+    labels?: Record<string, string | null>;
+    annotations?: Record<string, string | null>;
+  }): Promise<void> {
     await this.fixture.seedObjects.patch(
       {
         apiVersion: 'extensions.gardener.cloud/v1alpha1',
         kind: 'Cluster',
-        metadata: { name: this.fixture.namespace, annotations },
+        metadata: { name: this.fixture.namespace, ...metadata },
       } as never,
       undefined,
       undefined,

@@ -28,6 +28,9 @@ export async function watchGatedRollout(
   },
 ): Promise<RolloutChange> {
   const marks = new Map(run.nodes.map((n) => [n.name, n.ops().length]));
+  // a report from before (of the same checksum: the fix is the previous spec) is no report of this
+  // rollout; apply-time has whole seconds
+  const since = Math.floor(Date.now() / 1000) * 1000 - 1000;
   const nodes = new Map<string, NodeInRollout>(
     run.nodes.map((n) => [n.name, { node: n.name, pool: n.spec.pool, zone: n.spec.zone, restarts: [] }]),
   );
@@ -89,7 +92,8 @@ export async function watchGatedRollout(
       if (n.permittedAt === undefined && annotations?.[PERMITTED_CHECKSUM_ANNOTATION] === target)
         n.permittedAt = run.since(now);
       const report = readApplyReport(annotations);
-      if (n.result === undefined && report?.checksum === target && report.result !== 'Verifying') {
+      const fresh = report?.time !== undefined && report.time >= since;
+      if (n.result === undefined && fresh && report?.checksum === target && report.result !== 'Verifying') {
         n.result = report.result;
         n.reason = report.reason;
         n.reportedAt = run.since(now);

@@ -284,12 +284,11 @@ describe('a real node: the agent under a real systemd', function () {
 
   it('a unit that fails to start is reported (event, metrics, apply result) and the agent keeps running', async () => {
     // the apply before: verified against the node's own systemd after the settle time
-    const running = sha256Hex(stringifyYaml(osc));
     const verified = await eventually(
       'the apply result of the running OSC',
       async () => {
-        const r = await applyReport();
-        return r?.checksum === running && r.result !== 'Verifying' ? r : undefined;
+        const [r, running] = await Promise.all([applyReport(), nodeChecksum()]);
+        return r !== undefined && r.checksum === running && r.result !== 'Verifying' ? r : undefined;
       },
       60_000,
       500,

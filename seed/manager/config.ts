@@ -178,6 +178,8 @@ export const DURATION_FIELDS = [
   ['controllers', 'operatingSystemConfig', 'syncPeriod'],
   ['controllers', 'nodeDelay', 'minDelay'],
   ['controllers', 'migration', 'checkInterval'],
+  ['controllers', 'rollout', 'settleTime'],
+  ['controllers', 'rollout', 'checkInterval'],
   ['leaderElection', 'leaseDuration'],
   ['leaderElection', 'renewDeadline'],
   ['leaderElection', 'retryPeriod'],
@@ -196,6 +198,10 @@ export function encodeControllerManagerConfiguration(
     const key = path.at(-1)!;
     parent[key] = formatGoDuration(Math.round((parent[key] as number) * 1e6));
   }
+  // A percentage of the pool is read from `25%` and written back the same way.
+  const rollout = (document.controllers as { rollout: Record<string, unknown> }).rollout;
+  const maxPerWave = config.controllers.rollout.maxPerWave;
+  rollout.maxPerWave = typeof maxPerWave === 'number' ? maxPerWave : `${maxPerWave.percent}%`;
   return document;
 }
 

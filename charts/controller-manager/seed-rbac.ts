@@ -55,8 +55,9 @@ export function seedRules(leaderElectionLease: string): ExplainedRule[] {
     {
       apiGroups: ['', 'events.k8s.io'],
       resources: ['events'],
-      verbs: ['get', 'create', 'update', 'patch'],
-      reason: 'events on Clusters, OSCs and secrets get generated names',
+      verbs: ['get', 'list', 'create', 'update', 'patch'],
+      reason:
+        'events on Clusters, OSCs and secrets get generated names; a restarted process lists its node status events on a Cluster, so an unchanged status is not reported again',
     },
     {
       apiGroups: ['coordination.k8s.io'],

@@ -10,8 +10,14 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { OperatingSystemConfig } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { directShootApplier } from '../../seed/direct-apply/shoot-applier.js';
-import type { RunningController, SeedContext } from '../../seed/manager/context.js';
+import {
+  CLUSTER_EVENT_NAMESPACE,
+  clusterEventsSelector,
+  type RunningController,
+  type SeedContext,
+} from '../../seed/manager/context.js';
 import {
   migrationStates,
   operatingSystemConfigs,
@@ -21,6 +27,7 @@ import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
 import { oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
 import { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
 import { oscControllerMetrics } from './metrics.js';
+import type { ListedEvent } from './node-status.js';
 import { OscReconciler, type OscShoot } from './reconciler.js';
 
 export const OSC_CONTROLLER_NAME = 'operatingsystemconfig';
@@ -53,6 +60,11 @@ export function addOscController(seed: SeedContext): RunningController {
     shoot,
     applier: config.applyMode === 'direct' ? directShootApplier() : undefined,
     recorder: seed.recorder,
+    nodeStatusEvents: (namespace) =>
+      seed.client.list<ListedEvent>(RESOURCE.event, {
+        namespace: CLUSTER_EVENT_NAMESPACE,
+        fieldSelector: clusterEventsSelector(namespace),
+      }),
     metrics: oscControllerMetrics(seed.registry),
   });
   const controller = new Controller({

@@ -86,3 +86,61 @@ export function nodeStatus(state: ShootNodeState): NodeStatus {
     summary: problems.length === 0 ? 'updated' : problems.map((p) => p.message).join('; '),
   };
 }
+
+/** The Normal event a node status is reported with on its Cluster. */
+export interface NodeStatusReport {
+  readonly reason: 'NodesUpdated' | 'NodesOutdated';
+  readonly message: string;
+}
+
+export const NODE_STATUS_REASONS: readonly NodeStatusReport['reason'][] = ['NodesUpdated', 'NodesOutdated'];
+
+export function nodeStatusReport(status: NodeStatus): NodeStatusReport {
+  if (status.problems.length === 0)
+    return {
+      reason: 'NodesUpdated',
+      message: `All ${status.total} nodes run their worker pool's current operating system config`,
+    };
+  return {
+    reason: 'NodesOutdated',
+    message: status.problems
+      .slice(0, 10)
+      .map((p) => p.message)
+      .join('\n'),
+  };
+}
+
+/** An Event as listed (the fields read here). */
+export interface ListedEvent {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly involvedObject?: { readonly uid?: string };
+  readonly lastTimestamp?: string | Date | null;
+  readonly eventTime?: string | Date | null;
+  readonly metadata?: { readonly creationTimestamp?: string | Date };
+}
+
+const eventTime = (e: ListedEvent): number =>
+  Date.parse(String(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '')) || 0;
+
+/**
+ * The node status last reported on a Cluster (the newest of its node status events), so a
+ * restarted process that finds the same status reports nothing. Events of another Cluster of the
+ * same name (another uid) do not count. Pure.
+ */
+export function lastNodeStatusReport(
+  events: readonly ListedEvent[],
+  clusterUid: string | undefined,
+): NodeStatusReport | undefined {
+  let newest: ListedEvent | undefined;
+  for (const e of events) {
+    if (!NODE_STATUS_REASONS.includes(e.reason as NodeStatusReport['reason'])) continue;
+    if (clusterUid !== undefined && e.involvedObject?.uid !== clusterUid) continue;
+    if (!newest || eventTime(e) >= eventTime(newest)) newest = e;
+  }
+  if (!newest) return undefined;
+  return { reason: newest.reason as NodeStatusReport['reason'], message: newest.message ?? '' };
+}
+
+export const sameReport = (a: NodeStatusReport | undefined, b: NodeStatusReport): boolean =>
+  a?.reason === b.reason && a.message === b.message;

@@ -48,7 +48,13 @@ import {
   staleOscs,
 } from './decide.js';
 import type { OscControllerMetrics } from './metrics.js';
-import { nodeStatus } from './node-status.js';
+import {
+  type ListedEvent,
+  lastNodeStatusReport,
+  nodeStatus,
+  nodeStatusReport,
+  sameReport,
+} from './node-status.js';
 import { seedObjects } from './rendered.js';
 import { applyManagedResources, osExtensionRenderings } from './shoot-objects.js';
 
@@ -80,6 +86,11 @@ export interface OscReconcilerOptions {
   readonly shoot: (namespace: string) => OscShoot | undefined;
   readonly applier?: ShootApplier;
   readonly recorder: EventRecorder;
+  /**
+   * The node status events of a Cluster (shoot namespace) on the API, read once per shoot after a
+   * start; without it every start reports the node status again.
+   */
+  readonly nodeStatusEvents?: (namespace: string) => Promise<readonly ListedEvent[]>;
   readonly metrics: OscControllerMetrics;
   readonly clock?: Clock;
 }
@@ -231,7 +242,7 @@ export class OscReconciler {
       );
 
     // 6. node status (unknown until the shoot's caches are filled; add.ts enqueues the shoot then)
-    this.reportNodes(cluster, ctx.log);
+    await this.reportNodes(cluster, ctx.log);
     this.o.metrics.pools.set(
       { namespace },
       cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).length,
@@ -263,8 +274,13 @@ export class OscReconciler {
     );
   }
 
-  /** Reports the node status, unless it is unknown (the shoot not running, its caches not filled). */
-  private reportNodes(cluster: Cluster, log: Logger): void {
+  /**
+   * Reports the node status, unless it is unknown (the shoot not running, its caches not filled),
+   * as an event when it changed: since this process's last report, or, for the first report after
+   * a start, since the report the Cluster's events hold (a restart writes nothing when nothing
+   * changed).
+   */
+  private async reportNodes(cluster: Cluster, log: Logger): Promise<void> {
     const namespace = cluster.name;
     const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
     const role = gate ? LABEL_VALUE.roleOperatingSystemConfig : LABEL_VALUE.roleCloudConfig;
@@ -276,25 +292,27 @@ export class OscReconciler {
     const status = nodeStatus(state);
     this.o.metrics.nodesOutdated.set({ namespace }, status.outdated);
     this.o.metrics.nodesUpToDate.set({ namespace }, Math.max(0, status.total - status.outdated));
-    if (this.lastNodeStatus.get(namespace) === status.summary) return;
+    const known = this.lastNodeStatus.get(namespace);
+    if (known === status.summary) return;
+    const report = nodeStatusReport(status);
+    const uid = this.o.cluster(namespace)?.metadata?.uid;
+    if (known === undefined && sameReport(await this.lastReport(namespace, uid, log), report)) {
+      this.lastNodeStatus.set(namespace, status.summary);
+      return;
+    }
     this.lastNodeStatus.set(namespace, status.summary);
-    if (status.problems.length === 0)
-      this.event(
-        namespace,
-        'Normal',
-        'NodesUpdated',
-        `All ${status.total} nodes run their worker pool's current operating system config`,
-      );
-    else
-      this.event(
-        namespace,
-        'Normal',
-        'NodesOutdated',
-        status.problems
-          .slice(0, 10)
-          .map((p) => p.message)
-          .join('\n'),
-      );
+    this.event(namespace, 'Normal', report.reason, report.message);
+  }
+
+  /** The node status the Cluster's events hold; undefined when they cannot be read. */
+  private async lastReport(namespace: string, uid: string | undefined, log: Logger) {
+    if (!this.o.nodeStatusEvents) return undefined;
+    try {
+      return lastNodeStatusReport(await this.o.nodeStatusEvents(namespace), uid);
+    } catch (error) {
+      log.debug({ err: error }, 'Reading the last node status event failed; reporting it again');
+      return undefined;
+    }
   }
 
   private cleanUpContext(namespace: string, log: Logger) {

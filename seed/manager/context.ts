@@ -93,6 +93,16 @@ export type SeedControllerStarter = (seed: SeedContext) => RunningController;
 /** Starts a controller for one shoot; it stops when `shoot.signal` aborts. */
 export type ShootControllerStarter = (shoot: ShootContext, seed: SeedContext) => RunningController;
 
+/** The `source.component` of the controller-manager's events. */
+export const EVENT_COMPONENT = 'gardener-osc-controller-manager';
+
+/** A Cluster is cluster-scoped: events about it land in `default`. */
+export const CLUSTER_EVENT_NAMESPACE = 'default';
+
+/** The field selector of the events this process recorded on one Cluster. */
+export const clusterEventsSelector = (namespace: string): string =>
+  `involvedObject.kind=Cluster,involvedObject.name=${namespace},source=${EVENT_COMPONENT}`;
+
 /** A Cluster is cluster-scoped: events about it land in `default`. */
 export function clusterEventObject(namespace: string, uid?: string): EventObject {
   return { apiVersion: 'extensions.gardener.cloud/v1alpha1', kind: 'Cluster', name: namespace, uid };

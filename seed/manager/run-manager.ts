@@ -20,7 +20,13 @@ import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { FIELD_MANAGER } from '../kube/seed-writes.js';
 import type { ControllerManagerConfiguration } from './config.js';
-import type { ClusterObject, SeedContext, SeedControllerStarter, ShootControllerStarter } from './context.js';
+import {
+  type ClusterObject,
+  EVENT_COMPONENT,
+  type SeedContext,
+  type SeedControllerStarter,
+  type ShootControllerStarter,
+} from './context.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { Shoots } from './shoots.js';
 
@@ -73,7 +79,7 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
   const eventsHttp = new KubeHttp(seed);
   const recorder = new EventRecorder({
     http: eventsHttp,
-    component: 'gardener-osc-controller-manager',
+    component: EVENT_COMPONENT,
     log,
   });
 

@@ -14,6 +14,7 @@ import {
   seedClusterRole,
   shootClusterRole,
 } from '../../../charts/controller-manager/controller-manager.js';
+import { delayWindow, planNodeDelays } from '../../../controllers/node-delay/decide.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
@@ -40,7 +41,12 @@ export interface Landscape {
 export const exampleCluster = () =>
   parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as {
     metadata: Record<string, unknown>;
-    spec: { shoot: { spec: { provider: { workers: { name: string; zones?: string[] }[] } } } };
+    spec: {
+      shoot: {
+        metadata?: { annotations?: Record<string, string> };
+        spec: { provider: { workers: { name: string; zones?: string[] }[] } };
+      };
+    };
   };
 
 export async function startLandscape(run: string, dir: string, cleanups: Cleanups): Promise<Landscape> {
@@ -95,10 +101,20 @@ export async function startLandscape(run: string, dir: string, cleanups: Cleanup
   };
 }
 
-/** 100 Nodes per pool, spread over the pool's zones, labelled as the machine controller labels them. */
+/**
+ * 100 Nodes per pool, spread over the pool's zones, labelled as the machine controller labels them,
+ * each already carrying the reconciliation delay the node-delay controller assigns them. Every
+ * benchmarked shoot runs its own node-delay controller over these same Nodes: were they created
+ * bare, the shoots would annotate them at once, each from a slightly different view (some Nodes
+ * annotated by a faster shoot already), and every controller would then set its own assignment
+ * back forever, as it does to a hand-edited delay. That fight has no counterpart in a real seed,
+ * where one controller owns a shoot's Nodes. So the shoots find their Nodes as a running shoot's
+ * are (the common case: a controller-manager rolled out over existing shoots), and the delays'
+ * cost at scale is hack/bench/node-delay.ts's to measure.
+ */
 export async function createNodes(admin: KubeClient, pools: readonly { name: string; zones: string[] }[]) {
   const version = '1.30.5';
-  const bodies = pools.flatMap((pool) =>
+  const bare = pools.flatMap((pool) =>
     Array.from({ length: NODES_PER_POOL }, (_, i) => ({
       apiVersion: 'v1',
       kind: 'Node',
@@ -114,6 +130,13 @@ export async function createNodes(admin: KubeClient, pools: readonly { name: str
       },
     })),
   );
+  const window = delayWindow(exampleCluster().spec.shoot.metadata?.annotations, 0);
+  const plan = planNodeDelays({ nodes: bare, minDelay: window.minDelay, maxDelay: window.maxDelay });
+  const patches = new Map(plan.patches.map((p) => [p.name, p.body.metadata.annotations] as const));
+  const bodies = bare.map((n) => ({
+    ...n,
+    metadata: { ...n.metadata, annotations: patches.get(n.metadata.name) },
+  }));
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) await admin.create(RESOURCE.node, bodies[next++]!);

@@ -32,6 +32,13 @@ export interface NodeConfigurationInput {
   readonly reconciledOscs?: ReadonlyMap<string, OperatingSystemConfig>;
   /** The OS extension's output for a reconcile OSC; default: the reference rendering of components/os-local. */
   readonly osExtension?: (osc: OperatingSystemConfig) => OsExtensionRendering;
+  /**
+   * Only what the OS extension must see first: the shoot-access secrets and the OSC pair per
+   * pool, without what is rendered from the reconciled OSCs (OSC secrets, ManagedResources, the
+   * legacy executors, the shoot objects). A controller renders this way before the OS extension
+   * has reconciled, so it does not render, and throw away, the rest from OSCs without status.
+   */
+  readonly oscsOnly?: boolean;
 }
 
 /** Offline there is no OS extension: the legacy executor is built from the reference rendering. */
@@ -109,6 +116,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
       now,
     );
     seed.push(provision, reconcile);
+    if (input.oscsOnly) continue;
     const reconciled = input.reconciledOscs?.get(reconcile.metadata.name ?? '') ?? reconcile;
     if (legacyNodes)
       legacyPools.push({ ctx, worker, reconcile: reconciled, rendering: osExtension(reconciled) });
@@ -125,6 +133,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
     );
   }
 
+  if (input.oscsOnly) return { seed, shoot: [], warnings };
   const shootObjects: RenderedObject[] = [];
   // what gardener-resource-manager writes into the shoot: the objects with the injected labels
   const injected = (o: RenderedObject): RenderedObject => {

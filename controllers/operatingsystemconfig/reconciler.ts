@@ -194,7 +194,8 @@ export class OscReconciler {
       legacyNodes: migration.legacyNodes,
       now: instantFromDate(new Date(this.clock.now())),
     };
-    const first = renderNodeConfiguration(input);
+    // what the OS extension must see first; the rest is rendered from the OSCs it reconciled (4.)
+    const first = renderNodeConfiguration({ ...input, oscsOnly: true });
     for (const warning of first.warnings.filter((w) => !w.startsWith('ManagedResource ')))
       this.event(namespace, 'Warning', 'RenderWarning', warning);
     const desired = seedObjects(first.seed);

@@ -166,6 +166,27 @@ describe('node configuration of a shoot (seed-side §2, §9)', () => {
     ]);
   });
 
+  it('renders only the access secrets and the OSC pairs when asked for what precedes the OS extension', () => {
+    const cluster = exampleCluster();
+    for (const [gate, legacyNodes] of [
+      [true, false],
+      [true, true],
+      [false, true],
+    ] as const) {
+      const input = { cluster, values, useGardenerNodeAgent: gate, legacyNodes, now };
+      const full = renderNodeConfiguration(input);
+      const first = renderNodeConfiguration({ ...input, oscsOnly: true });
+      const wanted = full.seed.filter(
+        (o) =>
+          o.kind === 'OperatingSystemConfig' ||
+          (o.kind === 'Secret' && (o.metadata.name ?? '').startsWith('shoot-access-')),
+      );
+      expect(first.seed, `gate ${gate}, legacy nodes ${legacyNodes}`).to.deep.equal(wanted);
+      expect(first.shoot).to.deep.equal([]);
+      expect(first.warnings).to.deep.equal(full.warnings.filter((w) => !w.startsWith('ManagedResource ')));
+    }
+  });
+
   it('builds the CA bundle and the CoreDNS address as gardenlet does', () => {
     expect(shootCaBundle(undefined, 'CA')).to.equal('\nCA');
     expect(shootCaBundle('PROFILE', 'CA')).to.equal('PROFILE\nCA');

@@ -23,3 +23,11 @@ export function untilAborted<T>(
     );
   });
 }
+
+/** Resolves when the signal aborts (at once if it already has): the end of a controller's life. */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

@@ -6,6 +6,7 @@
  * enqueue: there are many, and a node's first report is its checksum).
  */
 import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT } from '../../api/index.js';
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
 import type { WireLease } from '../../runtime/kube/lease.js';
@@ -107,10 +108,7 @@ export function addMigrationController(seed: SeedContext): RunningController {
   );
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     unsubscribeClusters();
     unsubscribeStates();
     for (const namespace of [...leases.keys()]) release(namespace);

@@ -7,6 +7,7 @@
  * nothing but the delay annotation on them (and Warning events on the Cluster in the seed).
  */
 import { ANNOTATION, LABEL } from '../../api/index.js';
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Informer } from '../../runtime/kube/informer.js';
@@ -132,10 +133,7 @@ export function startNodeDelayController(
   });
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     unsubscribe();
     await controller.stopped();
     metrics.nodes.remove({ shoot: shoot.namespace });

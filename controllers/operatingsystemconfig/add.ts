@@ -9,6 +9,7 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { OperatingSystemConfig } from '../../api/index.js';
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { directShootApplier } from '../../seed/direct-apply/shoot-applier.js';
@@ -112,10 +113,7 @@ export function addOscController(seed: SeedContext): RunningController {
   ]).then(() => controller.start(signal));
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     for (const unsubscribe of unsubscribes) unsubscribe();
     await controller.stopped();
   })();

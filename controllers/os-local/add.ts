@@ -6,6 +6,7 @@
  * (type predicate plus "has operation annotation, last operation not successful, is deleting").
  */
 import type { StatusOptions } from '../../components/os-local/status.js';
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
@@ -83,10 +84,7 @@ export function startOsLocalController(o: OsLocalControllerOptions, signal: Abor
   });
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     for (const unsubscribe of unsubscribes) unsubscribe();
     await controller.stopped();
   })();

@@ -12,6 +12,7 @@ import {
   NODE_AGENT_REPORT_ANNOTATIONS,
   PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../api/index.js';
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
 import {
@@ -143,10 +144,7 @@ export function startRolloutController(
   });
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     for (const u of unsubscribe) u();
     await controller.stopped();
     // handed over (deselected) or deleted, not a shutdown or a lost leadership: let go of the nodes

@@ -5,6 +5,8 @@
  * `metadata.name=<name>` in its namespace, held in the shoot cache while it is a target). Keys are
  * `namespace/name`. A target that stops being one keeps its label (it still holds a token).
  */
+
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Informer } from '../../runtime/kube/informer.js';
@@ -135,10 +137,7 @@ export function startTokenLabelsController(
   });
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     unsubscribeSeed();
     for (const w of watched.values()) {
       w.unsubscribe();

@@ -6,6 +6,7 @@
  * skipped; they are queued again when it starts.
  */
 import type { V1Secret } from '@kubernetes/client-node';
+import { whenAborted } from '../../runtime/abort.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -75,10 +76,7 @@ export function startTokenRequestor(o: TokenRequestorOptions, signal: AbortSigna
   const synced = o.secrets.waitForSync(signal).then(() => controller.start(signal));
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     unsubscribe();
     await controller.stopped();
   })();

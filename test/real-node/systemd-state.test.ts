@@ -65,4 +65,30 @@ describe('unit invocations attributed to their causes from the journal', functio
       'probe-timer.timer': 1,
     });
   });
+
+  it("a restart scheduled just before the cursor and started after it is still its Restart= policy's", async () => {
+    // The cursor of a "Scheduled restart job" message, as a cursor taken between that message and
+    // the "Starting" that follows it would be (a race a loaded node loses now and then). The unit
+    // has restarted many times in the test before.
+    const scheduled = (
+      await c.run([
+        'journalctl',
+        '--no-pager',
+        '-o',
+        'json',
+        '--output-fields=MESSAGE_ID',
+        '_PID=1',
+        'UNIT=probe-restart.service',
+        'MESSAGE_ID=5eb03494b6584870a536b337290809b3',
+      ])
+    )
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { __CURSOR: string });
+    const cursor = scheduled.at(-2)!.__CURSOR;
+    const starts = await unitStartsSince(c, cursor);
+    const first = starts.find((s) => s.unit === 'probe-restart.service');
+    expect(first?.cause, 'the start that follows the scheduled restart').to.equal('restart-policy');
+    expect(jobStartsPerUnit(starts).get('probe-restart.service')).to.equal(undefined);
+  });
 });

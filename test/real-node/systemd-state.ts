@@ -72,8 +72,28 @@ interface JournalEntry {
   readonly __REALTIME_TIMESTAMP?: string;
 }
 
-/** PID 1's messages about units after `cursor` (since boot when it is empty). */
-async function managerEntries(container: Container, cursor: string): Promise<JournalEntry[]> {
+/**
+ * How far before a cursor the journal is read for restarts systemd had scheduled but not yet
+ * started when the cursor was taken: longer than any RestartSec= of a unit on the node (15 s).
+ */
+const SCHEDULED_LOOKBACK_S = 60;
+
+/** The realtime (µs since the epoch) a journal cursor points at: its `t=` field, hexadecimal. */
+export function cursorRealtimeUs(cursor: string): number {
+  const t = /(?:^|;)t=([0-9a-f]+)(?:;|$)/.exec(cursor);
+  if (!t) throw new Error(`journal cursor without a realtime field: ${cursor}`);
+  return Number.parseInt(t[1]!, 16);
+}
+
+/**
+ * PID 1's messages about units since boot (`cursor` empty), or since a little before `cursor`:
+ * `before` holds those up to the cursor, `after` those following it.
+ */
+async function managerEntries(
+  container: Container,
+  cursor: string,
+): Promise<{ before: JournalEntry[]; after: JournalEntry[] }> {
+  const at = cursor ? cursorRealtimeUs(cursor) : undefined;
   const out = await container.run([
     'journalctl',
     '--no-pager',
@@ -81,14 +101,17 @@ async function managerEntries(container: Container, cursor: string): Promise<Jou
     'json',
     // __REALTIME_TIMESTAMP and __CURSOR come with every entry
     '--output-fields=UNIT,MESSAGE_ID,INVOCATION_ID',
-    ...(cursor ? [`--after-cursor=${cursor}`] : []),
+    ...(at === undefined ? [] : [`--since=@${Math.floor(at / 1e6) - SCHEDULED_LOOKBACK_S}`]),
     '_PID=1',
   ]);
-  return out
+  const entries = out
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as JournalEntry)
     .filter((e) => e.UNIT !== undefined);
+  if (at === undefined) return { before: [], after: entries };
+  const isBefore = (e: JournalEntry) => Number(e.__REALTIME_TIMESTAMP) <= at;
+  return { before: entries.filter(isBefore), after: entries.filter((e) => !isBefore(e)) };
 }
 
 /** `Tue 2026-12-01 16:21:20.292676 UTC` (systemctl show --timestamp=us+utc) in µs since the epoch. */
@@ -119,12 +142,22 @@ async function timerTriggers(container: Container, units: readonly string[]): Pr
 
 /** Every unit invocation that started after `cursor`, in order, with its cause. */
 export async function unitStartsSince(container: Container, cursor: string): Promise<UnitStart[]> {
-  const entries = await managerEntries(container, cursor);
+  const { before, after } = await managerEntries(container, cursor);
   const seen = new Set<string>();
+  // A restart systemd scheduled just before the cursor, whose start comes after it, is still its
+  // restart policy's: the two messages can fall on either side of a cursor taken between them.
   const scheduled = new Set<string>();
+  // An invocation that was starting when the cursor was taken started before it.
+  for (const e of before) {
+    if (e.MESSAGE_ID === MESSAGE.restartScheduled) scheduled.add(e.UNIT!);
+    else if (e.MESSAGE_ID === MESSAGE.starting || e.MESSAGE_ID === MESSAGE.started) {
+      scheduled.delete(e.UNIT!);
+      if (e.INVOCATION_ID) seen.add(e.INVOCATION_ID);
+    }
+  }
   const starts: Omit<UnitStart, 'cause'>[] = [];
   const auto = new Set<string>();
-  for (const e of entries) {
+  for (const e of after) {
     const unit = e.UNIT!;
     if (e.MESSAGE_ID === MESSAGE.restartScheduled) scheduled.add(unit);
     const starting = e.MESSAGE_ID === MESSAGE.starting || e.MESSAGE_ID === MESSAGE.started;

@@ -32,7 +32,7 @@ export interface ListOptions {
 export interface WriteOptions {
   /** Default: the client's field manager. */
   readonly fieldManager?: string;
-  readonly subresource?: 'status';
+  readonly subresource?: 'status' | 'approval';
   readonly signal?: AbortSignal;
 }
 

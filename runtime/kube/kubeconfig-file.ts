@@ -4,11 +4,11 @@
  * are supported (token, token file, client certificate, basic auth); an `exec` or `auth-provider`
  * user is an error naming the field, not a silent anonymous client.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import { fieldErrorsFromZod, parseYaml, ValidationError } from '../../api/index.js';
-import { RestConfig } from './rest-config.js';
+import { type ClusterAccess, type HttpsOptions, RestConfig } from './rest-config.js';
 
 const Cluster = z.object({
   server: z.string().min(1),
@@ -95,4 +95,51 @@ export async function loadKubeconfigFile(path: string): Promise<RestConfig> {
     if (e instanceof Error) e.message = `${path}: ${e.message}`;
     throw e;
   }
+}
+
+/**
+ * A kubeconfig file that is read again whenever it changes on disk (checked with one `stat` per
+ * request), so credentials rotated by rewriting the file (a renewed client certificate, say) are
+ * used from the next request on, without a restart. The server must stay the same: a connection
+ * pool serves one server.
+ */
+export class KubeconfigFileAccess implements ClusterAccess {
+  private version = '';
+
+  private constructor(
+    readonly path: string,
+    private current: RestConfig,
+  ) {}
+
+  static async load(path: string): Promise<KubeconfigFileAccess> {
+    const access = new KubeconfigFileAccess(path, await loadKubeconfigFile(path));
+    access.version = await fileVersion(path);
+    return access;
+  }
+
+  getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string } {
+    return this.current.getCurrentCluster();
+  }
+
+  /** The credentials as last read. */
+  get restConfig(): RestConfig {
+    return this.current;
+  }
+
+  async applyToHTTPSOptions(options: HttpsOptions): Promise<void> {
+    const version = await fileVersion(this.path);
+    if (version !== this.version) {
+      const next = await loadKubeconfigFile(this.path);
+      if (next.server !== this.current.server)
+        throw new Error(`${this.path}: the server changed from ${this.current.server} to ${next.server}`);
+      this.current = next;
+      this.version = version;
+    }
+    await this.current.applyToHTTPSOptions(options);
+  }
+}
+
+async function fileVersion(path: string): Promise<string> {
+  const s = await stat(path);
+  return `${s.ino}:${s.size}:${s.mtimeMs}`;
 }

@@ -33,6 +33,7 @@ export * from './validation/label-validation.js';
 export * from './well-known/annotations.js';
 export * from './well-known/labels.js';
 export * from './well-known/names.js';
+export * from './well-known/node-agent-identity.js';
 export * from './well-known/paths.js';
 export * from './well-known/rollout.js';
 export * from './yaml/codec.js';

@@ -11,6 +11,10 @@ export const PATH = {
   nodeAgentConfig: `${NODE_AGENT_BASE}/config.yaml`,
   nodeAgentToken: `${NODE_AGENT_CREDENTIALS}/token`,
   nodeAgentBootstrapToken: `${NODE_AGENT_CREDENTIALS}/bootstrap-token`,
+  /** The per-node identity: a kubeconfig with the agent's client certificate (upstream's later path). */
+  nodeAgentKubeconfig: `${NODE_AGENT_CREDENTIALS}/kubeconfig`,
+  /** The machine's name when the machine's provisioning wrote it (upstream's later path). */
+  nodeAgentMachineName: `${NODE_AGENT_BASE}/machine-name`,
   nodeAgentInitScript: `${NODE_AGENT_BASE}/init.sh`,
   lastAppliedOsc: `${NODE_AGENT_BASE}/last-applied-osc.yaml`,
   binaryDir: '/opt/bin',

@@ -10,11 +10,13 @@ import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, type NodeAgentConfiguration, PATH } from '../../api/index.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
+import { KubeconfigFileAccess, loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import { RestConfig } from '../../runtime/kube/rest-config.js';
+import { type ClusterAccess, RestConfig } from '../../runtime/kube/rest-config.js';
+import type { Logger } from '../../runtime/logging.js';
 import { HostRoot } from '../applier/host-root.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { obtainNodeIdentity } from '../identity/obtain-identity.js';
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -68,6 +70,43 @@ export async function restConfig(
     await http.close();
   }
   return tokenFileConfig(server, config.apiServer.caBundle, tokenFile);
+}
+
+/**
+ * Whether the agent runs with its per-node identity: its configuration names its own identity
+ * kubeconfig (`credentials/kubeconfig`), which it obtains itself on first start; `$KUBECONFIG`
+ * always wins, as for any kubeconfig.
+ */
+export function usesNodeIdentity(config: NodeAgentConfiguration, env: NodeJS.ProcessEnv): boolean {
+  return !env.KUBECONFIG && config.clientConnection.kubeconfig === PATH.nodeAgentKubeconfig;
+}
+
+export interface AgentCredentialsOptions {
+  readonly config: NodeAgentConfiguration;
+  readonly root: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The node the identity names (asked only when the identity must be obtained). */
+  readonly identityNodeName: () => Promise<string>;
+  readonly log: Logger;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The agent's credentials: with a per-node identity, its kubeconfig under the root (obtained first
+ * when missing), re-read whenever the certificate controller renews it; otherwise `restConfig`.
+ */
+export async function agentCredentials(o: AgentCredentialsOptions): Promise<ClusterAccess> {
+  if (!usesNodeIdentity(o.config, o.env)) return restConfig(o.config, o.root, o.env);
+  const file = new HostRoot(o.root).path(PATH.nodeAgentKubeconfig);
+  if (!(await exists(file)))
+    await obtainNodeIdentity({
+      config: o.config,
+      root: o.root,
+      nodeName: await o.identityNodeName(),
+      log: o.log,
+      signal: o.signal,
+    });
+  return KubeconfigFileAccess.load(file);
 }
 
 /** Lower-cased kernel hostname (node-side §5.2). */

@@ -10,7 +10,7 @@ import { hostname as osHostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { V1Node } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { formatSemVer, type NodeAgentConfiguration } from '../../api/index.js';
+import { formatSemVer, type NodeAgentConfiguration, PATH } from '../../api/index.js';
 import { Controller } from '../../runtime/controller.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
@@ -20,9 +20,11 @@ import { watchHealthOf } from '../../runtime/kube/watch-health.js';
 import type { Logger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
+import { HostRoot } from '../applier/host-root.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
+import { startCertificateController } from '../controllers/certificate/add.js';
 import {
   HEALTH_CHECK_CONTROLLER_NAME,
   HEALTH_CHECK_KEY,
@@ -35,9 +37,10 @@ import { startLeaseController } from '../controllers/lease/add.js';
 import { restartAnnotationChanged, restartRequestedServices } from '../controllers/node/restart-services.js';
 import { startOscController } from '../controllers/operatingsystemconfig/add.js';
 import { startTokenController } from '../controllers/token/add.js';
+import { identityNodeName } from '../identity/identity-name.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
-import { hostName, nodeNameByHostName, restConfig } from './rest-config.js';
+import { agentCredentials, hostName, nodeNameByHostName, usesNodeIdentity } from './rest-config.js';
 import { recordingUnitEvents } from './unit-events.js';
 
 export interface AgentOptions {
@@ -89,12 +92,24 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const { config, log } = o;
   // the kubelet needs credentials to register before the agent can find its Node (node-side §5.5)
   await writeKubeletBootstrapKubeconfig({ root: o.root, config, logger: log });
-  const kubeConfig = await restConfig(config, o.root, o.env ?? process.env);
+  const env = o.env ?? process.env;
+  const host = hostName(o.nodeName);
+  // with a per-node identity the agent's name is its Node's (the identity names it); it may only
+  // read that Node, so it never looks Nodes up by hostname
+  const nodeIdentity = usesNodeIdentity(config, env)
+    ? await identityNodeName({ root: o.root, nodeName: o.nodeName, hostName: host })
+    : undefined;
+  const kubeConfig = await agentCredentials({
+    config,
+    root: o.root,
+    env,
+    identityNodeName: async () => nodeIdentity ?? host,
+    log,
+  });
   // one kept-alive connection pool for every watch, read and write of the agent
   const http = new KubeHttp(kubeConfig);
   const client = new KubeClient(http);
-  const host = hostName(o.nodeName);
-  const nodeName = o.nodeName ?? (await nodeNameByHostName(client, host));
+  const nodeName = o.nodeName ?? nodeIdentity ?? (await nodeNameByHostName(client, host));
   const root = new AbortController();
   // every informer, controller worker and timer of the agent listens on this one signal
   setMaxListeners(100, root.signal);
@@ -212,6 +227,20 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     const checkNow = () => healthCheck.queue.add(HEALTH_CHECK_KEY);
     oscController.nodes.on({ add: checkNow, update: checkNow, delete: checkNow });
   }
+
+  // the per-node identity renews its client certificate before it expires
+  if (nodeIdentity)
+    startCertificateController(
+      {
+        file: new HostRoot(o.root).path(PATH.nodeAgentKubeconfig),
+        nodeName: nodeIdentity,
+        client,
+        log,
+        metrics,
+        onCertificate: (notAfter) => ownMetrics.trackClientCertificate(notAfter),
+      },
+      root.signal,
+    );
 
   // Once the agent has its own token the legacy downloader must go (node-side §5.6, migration).
   await cleanCloudConfigDownloader({ root: o.root, systemd, logger: log });

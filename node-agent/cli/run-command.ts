@@ -14,6 +14,7 @@ import {
 import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../../runtime/cli/input-file.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
+import { usesNodeIdentity } from '../agent/rest-config.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
@@ -95,7 +96,8 @@ function containerdCheck(flags: RunFlags, env: NodeJS.ProcessEnv): ContainerdChe
  * config for this process: the file on disk stays what the OSC wrote (it names the API server as
  * the nodes of a real landscape reach it), while the agent talks to the URL given. Needed where
  * the two differ, e.g. many agents on one machine against a local API server (the demo). They
- * apply to the token credentials (node-side §5.1); with a kubeconfig they are a usage error.
+ * apply to the token credentials (node-side §5.1) and to the per-node identity the agent obtains;
+ * with any other kubeconfig they are a usage error.
  */
 export function withApiServerOverrides(
   config: NodeAgentConfiguration,
@@ -105,7 +107,8 @@ export function withApiServerOverrides(
 ): NodeAgentConfiguration {
   if (flags.apiServer === undefined && flags.caFile === undefined) return config;
   const kubeconfig = env.KUBECONFIG || config.clientConnection.kubeconfig;
-  if (kubeconfig)
+  // the per-node identity's kubeconfig is written from apiServer when the agent obtains it
+  if (kubeconfig && !usesNodeIdentity(config, env))
     throw new UsageError(
       `--api-server and --ca-file apply to the agent's token credentials, but a kubeconfig is configured (${kubeconfig}, from ${env.KUBECONFIG ? '$KUBECONFIG' : 'clientConnection.kubeconfig'}): use one or the other`,
     );

@@ -23,6 +23,9 @@ export interface AgentMetrics {
   readonly tokenExpiresIn: Gauge<'path'>;
   /** Reports the JWT expiry of the token in host file `path` under `root`, read at each scrape. */
   trackTokenFile(root: string, path: string): void;
+  readonly clientCertificateExpiresIn: Gauge;
+  /** Records the expiry (ms since the epoch) of the per-node identity's client certificate. */
+  trackClientCertificate(notAfter: number): void;
 }
 
 const byRegistry = new WeakMap<Registry, AgentMetrics>();
@@ -32,6 +35,7 @@ export function agentMetrics(registry: Registry, clock: Clock = realClock): Agen
   if (existing) return existing;
   const registers = [registry];
   const tokenFiles = new Map<string, string>();
+  let certificateNotAfter: number | undefined;
   const metrics: AgentMetrics = {
     registry,
     oscApplyDuration: new Histogram({
@@ -82,6 +86,18 @@ export function agentMetrics(registry: Registry, clock: Clock = realClock): Agen
       },
     }),
     trackTokenFile: (root, path) => void tokenFiles.set(path, root),
+    clientCertificateExpiresIn: new Gauge({
+      name: 'gardener_node_agent_client_certificate_expires_in_seconds',
+      help: 'Seconds until the client certificate of the per-node identity expires (absent without one)',
+      registers,
+      collect() {
+        this.reset();
+        if (certificateNotAfter !== undefined) this.set((certificateNotAfter - clock.now()) / 1000);
+      },
+    }),
+    trackClientCertificate: (notAfter) => {
+      certificateNotAfter = notAfter;
+    },
   };
   byRegistry.set(registry, metrics);
   return metrics;

@@ -31,12 +31,12 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const LEVELS: Record<string, readonly (readonly string[])[]> = {
   api: [['validation', 'well-known', 'yaml'], ['schema', 'scripts'], ['objects']],
-  runtime: [['kube', 'cli']],
+  runtime: [['kube', 'cli', 'pki']],
   'node-agent': [
     ['process', 'fs'],
     ['systemd', 'registry', 'planner'],
     ['applier'],
-    ['bootstrap', 'plan-view'],
+    ['bootstrap', 'identity', 'plan-view'],
     ['controllers'],
     ['agent'],
     ['cli'],
@@ -62,10 +62,16 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
     ['original'],
   ],
   charts: [['values'], ['operating-system-config', 'managed-resource', 'controller-manager']],
-  seed: [['kube', 'shoot-secrets', 'migration-state', 'shoot-nodes'], ['direct-apply'], ['manager']],
+  seed: [
+    ['kube', 'shoot-secrets', 'migration-state', 'shoot-nodes', 'node-identity'],
+    ['direct-apply'],
+    ['manager'],
+  ],
   controllers: [
     [
       'migration',
+      'node-agent-authorizer',
+      'node-agent-csr-approver',
       'node-delay',
       'operatingsystemconfig',
       'os-local',

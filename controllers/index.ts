@@ -1,9 +1,11 @@
 /**
  * The seed controllers of `gardener-osc controller-manager`, as its configuration selects them:
  * operatingsystemconfig, migration, token-requestor (direct mode) and os-local over the seed;
- * node-delay, rollout and token-labels per selected shoot. seed/manager runs them while it leads.
+ * node-delay, rollout and token-labels per selected shoot; with per-node identities the node agent
+ * CSR approver per shoot and the node agent authorizer (its endpoint, and each shoot's view).
+ * seed/manager runs them while it leads.
  */
-import { NANOS_PER_MILLISECOND } from '../api/index.js';
+import { NANOS_PER_MILLISECOND, NODE_AGENT_IDENTITY } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
 import type { SeedControllerStarter, ShootControllerStarter } from '../seed/manager/context.js';
 import {
@@ -14,6 +16,8 @@ import {
 } from '../seed/manager/run-manager.js';
 import { shootAccessSecrets } from '../seed/manager/seed-informers.js';
 import { addMigrationController } from './migration/add.js';
+import { nodeAgentAuthorizer } from './node-agent-authorizer/add.js';
+import { startCsrApprover } from './node-agent-csr-approver/add.js';
 import { startNodeDelayController } from './node-delay/add.js';
 import { addOscController } from './operatingsystemconfig/add.js';
 import { addOsLocal } from './os-local/add.js';
@@ -37,6 +41,11 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
   shoot.push((ctx, env) => startRolloutController(ctx, env));
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
+  if (config.nodeAgent.identity === NODE_AGENT_IDENTITY.node) {
+    const authorizer = nodeAgentAuthorizer(config);
+    if (authorizer.seed) seed.push(authorizer.seed);
+    shoot.push(authorizer.shoot, startCsrApprover);
+  }
   return { seed, shoot };
 }
 

@@ -9,6 +9,7 @@ import {
   type FieldError,
   fieldErrorsFromZod,
   formatGoDuration,
+  NODE_AGENT_IDENTITY,
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
@@ -92,6 +93,36 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
   applyMode: z.enum(['managedResource', 'direct']).default('managedResource'),
   featureGates: z
     .strictObject({ [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true) })
+    .prefault({}),
+  /**
+   * How node agents authenticate and what limits them. `node` (default): each agent obtains a
+   * client certificate naming its node (CSRs approved by this process), and the authorizer below
+   * limits it to its own objects. `serviceAccount`: the shared ServiceAccount of v1.91 with its
+   * RBAC, rendered exactly as v1.91 renders it (docs/security.md lists what it still allows).
+   */
+  nodeAgent: z
+    .strictObject({
+      identity: z.enum([NODE_AGENT_IDENTITY.node, NODE_AGENT_IDENTITY.serviceAccount]).default('node'),
+      /**
+       * How long after its identity was approved an agent whose Node is not registered yet may
+       * read every pool's OSC secret (its pool is known only from its Node).
+       */
+      bootstrapWindow: goDuration
+        .default(1_800_000)
+        .refine((ms) => ms > 0 && ms <= 3_600_000, 'must be more than 0s and at most 1h'),
+      /**
+       * The authorizer's HTTPS endpoint the shoots' kube-apiservers call
+       * (`/webhooks/auth/nodeagent/<shoot namespace>`); without it no agent is authorized.
+       */
+      authorizer: z
+        .strictObject({
+          bindAddress: z.string().default(''),
+          port: z.number().int().min(0).max(65535).default(10443),
+          certFile: z.string().min(1),
+          keyFile: z.string().min(1),
+        })
+        .optional(),
+    })
     .prefault({}),
   /** The same images the render values take (`gardener-osc render --values`). */
   images: RenderValuesSchema.shape.images.unwrap().prefault({}),

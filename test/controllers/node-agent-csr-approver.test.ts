@@ -1,0 +1,189 @@
+/**
+ * The node agent CSR approver's decision, table-tested: the subject, what the request asks for,
+ * who asks and whether its Node is registered decide; requests for other subjects are not ours.
+ */
+import { expect } from 'chai';
+import { type CsrDecision, decideNodeAgentCsr } from '../../controllers/node-agent-csr-approver/decide.js';
+import type { NodeAgentCsr } from '../../seed/node-identity/node-agent-csr.js';
+
+const NODE = 'node-a';
+const IDENTITY = `gardener.cloud:node-agent:machine:${NODE}`;
+const BOOTSTRAP = 'system:bootstrap:abcdef';
+
+function csr(
+  overrides: Partial<NodeAgentCsr> = {},
+  request: Partial<NodeAgentCsr['request']> = {},
+): NodeAgentCsr {
+  return {
+    name: 'node-agent-csr-1',
+    node: NODE,
+    requester: BOOTSTRAP,
+    usages: ['digital signature', 'client auth'],
+    approved: false,
+    denied: false,
+    issued: false,
+    createdAt: 0,
+    ...overrides,
+    request: {
+      subject: { commonName: IDENTITY, organizations: ['gardener.cloud:node-agents'], others: [] },
+      keyType: 'ec',
+      extensions: [],
+      attributes: [],
+      signatureValid: true,
+      ...request,
+    },
+  };
+}
+
+interface Row {
+  readonly name: string;
+  readonly csr: NodeAgentCsr;
+  readonly registered?: boolean;
+  readonly approvedBefore?: readonly string[];
+  readonly expect: CsrDecision['action'];
+  readonly why?: RegExp;
+}
+
+const rows: Row[] = [
+  { name: 'a bootstrap token for a new machine', csr: csr(), expect: 'approve' },
+  {
+    name: 'a bootstrap token for a registered node',
+    csr: csr(),
+    registered: true,
+    expect: 'deny',
+    why: /Node node-a is registered/,
+  },
+  {
+    name: 'a bootstrap token that already got another identity',
+    csr: csr(),
+    approvedBefore: ['node-b'],
+    expect: 'deny',
+    why: /already got the identity of node-b/,
+  },
+  {
+    name: 'a bootstrap token asking again for its own node',
+    csr: csr(),
+    approvedBefore: [NODE],
+    expect: 'approve',
+  },
+  { name: 'the identity renewing', csr: csr({ requester: IDENTITY }), registered: true, expect: 'approve' },
+  {
+    name: 'the identity renewing without a Node',
+    csr: csr({ requester: IDENTITY }),
+    expect: 'deny',
+    why: /no Node node-a exists/,
+  },
+  {
+    name: "another node's identity asking for this one",
+    csr: csr({ requester: 'gardener.cloud:node-agent:machine:node-b' }),
+    registered: true,
+    expect: 'deny',
+    why: /may not ask/,
+  },
+  {
+    name: 'the shared ServiceAccount for a running node',
+    csr: csr({ requester: 'system:serviceaccount:kube-system:gardener-node-agent' }),
+    registered: true,
+    expect: 'approve',
+  },
+  {
+    name: "the legacy downloader's ServiceAccount for a running node",
+    csr: csr({ requester: 'system:serviceaccount:kube-system:cloud-config-downloader' }),
+    registered: true,
+    expect: 'approve',
+  },
+  {
+    name: 'the shared ServiceAccount for a node that is not registered',
+    csr: csr({ requester: 'system:serviceaccount:kube-system:gardener-node-agent' }),
+    expect: 'deny',
+    why: /registered Node/,
+  },
+  {
+    name: 'any other user',
+    csr: csr({ requester: 'jane' }),
+    registered: true,
+    expect: 'deny',
+    why: /jane may not ask/,
+  },
+  {
+    name: 'a second organization',
+    csr: csr(
+      {},
+      {
+        subject: {
+          commonName: IDENTITY,
+          organizations: ['gardener.cloud:node-agents', 'system:masters'],
+          others: [],
+        },
+      },
+    ),
+    expect: 'deny',
+    why: /organization must be exactly/,
+  },
+  {
+    name: 'no organization',
+    csr: csr({}, { subject: { commonName: IDENTITY, organizations: [], others: [] } }),
+    expect: 'deny',
+    why: /organization/,
+  },
+  {
+    name: 'more subject attributes',
+    csr: csr(
+      {},
+      {
+        subject: {
+          commonName: IDENTITY,
+          organizations: ['gardener.cloud:node-agents'],
+          others: ['2.5.4.11'],
+        },
+      },
+    ),
+    expect: 'deny',
+    why: /only CN and O/,
+  },
+  {
+    name: 'requested SANs',
+    csr: csr({}, { extensions: ['2.5.29.17'] }),
+    expect: 'deny',
+    why: /no extensions/,
+  },
+  {
+    name: 'a bad signature',
+    csr: csr({}, { signatureValid: false }),
+    expect: 'deny',
+    why: /not signed by the key/,
+  },
+  {
+    name: 'server auth usage',
+    csr: csr({ usages: ['digital signature', 'client auth', 'server auth'] }),
+    expect: 'deny',
+    why: /usages/,
+  },
+  {
+    name: 'no client auth usage',
+    csr: csr({ usages: ['digital signature'] }),
+    expect: 'deny',
+    why: /usages/,
+  },
+  {
+    name: 'an invalid node name',
+    csr: csr({ node: 'Node_A' }),
+    expect: 'deny',
+    why: /not a valid Node name/,
+  },
+  { name: 'an approved request', csr: csr({ approved: true }), expect: 'ignore' },
+  { name: 'a denied request', csr: csr({ denied: true }), expect: 'ignore' },
+];
+
+describe('node agent CSR approver: decide', () => {
+  for (const row of rows) {
+    it(`${row.expect}s ${row.name}`, () => {
+      const decision = decideNodeAgentCsr(row.csr, {
+        nodeExists: (name) => Boolean(row.registered) && name === row.csr.node,
+        approvedNodesOf: () => row.approvedBefore ?? [],
+      });
+      expect(decision.action, decision.why).to.equal(row.expect);
+      if (row.why) expect(decision.why).to.match(row.why);
+    });
+  }
+});

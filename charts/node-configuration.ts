@@ -83,6 +83,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
       useGardenerNodeAgent,
       legacyNodes,
       nodeLogging: values.nodeLogging ?? false,
+      nodeAgentIdentity: shoot.nodeAgentIdentity,
     }),
   ];
   const warnings: string[] = [];
@@ -141,7 +142,10 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
     return { ...o, metadata: { ...metadata, labels: { ...metadata.labels, [LABEL.noCleanup]: 'true' } } };
   };
   if (useGardenerNodeAgent) {
-    const rbac = nodeAgentRbac(oscSecrets.map((s) => s.metadata.name));
+    const rbac = nodeAgentRbac(
+      oscSecrets.map((s) => s.metadata.name),
+      shoot.nodeAgentIdentity,
+    );
     const rbacSecret = managedResourceSecret(
       NAME.managedResourceNodeAgent,
       NAME.rbacLogicalNodeAgent,
@@ -165,6 +169,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
       shoot.namespace,
       shoot.maxDelay.seconds,
       useGardenerNodeAgent,
+      shoot.nodeAgentIdentity,
     );
     seed.push(...(legacy.seed as RenderedObject[]));
     shootObjects.push(...(legacy.shoot as unknown as RenderedObject[]).map(injected));

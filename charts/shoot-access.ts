@@ -2,6 +2,8 @@
 import {
   DOWNLOADER_ACCESS,
   NODE_AGENT_ACCESS,
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
   type ShootAccessSecret,
   shootAccessSecret,
   VALITAIL_ACCESS,
@@ -13,12 +15,14 @@ export interface ShootAccessInputs {
   /** Legacy nodes remain (gate off, or a migration still running). */
   readonly legacyNodes: boolean;
   readonly nodeLogging: boolean;
+  /** With per-node identities the agents need no shared ServiceAccount token. */
+  readonly nodeAgentIdentity: NodeAgentIdentityMode;
 }
 
 export function shootAccessSecrets(i: ShootAccessInputs): ShootAccessSecret[] {
   const secrets: ShootAccessSecret[] = [];
   if (i.legacyNodes) secrets.push(shootAccessSecret({ ...DOWNLOADER_ACCESS, namespace: i.namespace }));
-  if (i.useGardenerNodeAgent)
+  if (i.useGardenerNodeAgent && i.nodeAgentIdentity === NODE_AGENT_IDENTITY.serviceAccount)
     secrets.push(shootAccessSecret({ ...NODE_AGENT_ACCESS, namespace: i.namespace }));
   if (i.nodeLogging) secrets.push(shootAccessSecret({ ...VALITAIL_ACCESS, namespace: i.namespace }));
   return secrets;

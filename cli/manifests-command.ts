@@ -45,7 +45,7 @@ export function manifests(
   readConfig: (path: string) => ControllerManagerConfiguration = loadControllerManagerConfiguration,
 ): string {
   const config = readConfig(options.config);
-  if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode));
+  if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode, config.nodeAgent.identity));
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);

@@ -11,6 +11,7 @@ import { type Command, Option } from 'commander';
 import {
   type Cluster,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
+  NODE_AGENT_IDENTITY,
   parseRfc3339,
   stringifyYaml,
 } from '../api/index.js';
@@ -45,6 +46,8 @@ export interface RenderOptions {
   values?: string;
   featureGates?: string;
   legacyNodes?: boolean;
+  /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
+  nodeAgentIdentity?: string;
   target: string;
   now: string;
   output?: string;
@@ -63,6 +66,8 @@ export interface RenderSource {
   readonly valuesName?: string;
   readonly featureGates?: string;
   readonly legacyNodes?: boolean;
+  /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
+  readonly nodeAgentIdentity?: string;
   readonly target: string;
   readonly now: string;
   readonly strict?: boolean;
@@ -108,6 +113,12 @@ export function renderSource(source: RenderSource): RenderResult {
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
   else warnings.push(NO_VALUES_WARNING);
+  if (source.nodeAgentIdentity !== undefined) {
+    const identity = source.nodeAgentIdentity;
+    if (identity !== NODE_AGENT_IDENTITY.node && identity !== NODE_AGENT_IDENTITY.serviceAccount)
+      throw new UsageError(`--node-agent-identity must be node or serviceAccount, not "${identity}"`);
+    values = { ...values, nodeAgentIdentity: identity };
+  }
   const app = new App({ outdir: join(EXAMPLES, '..', 'dist') });
   let chart: NodeConfigurationChart;
   try {
@@ -220,6 +231,12 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
       `${FEATURE_GATE_USE_GARDENER_NODE_AGENT}=true`,
     )
     .option('--legacy-nodes', 'legacy cloud-config-downloader nodes remain (a migration is running)')
+    .addOption(
+      new Option(
+        '--node-agent-identity <mode>',
+        'node: every agent its own identity, limited by the authorizer (default); serviceAccount: the shared ServiceAccount and RBAC of v1.91, byte for byte',
+      ).choices([NODE_AGENT_IDENTITY.node, NODE_AGENT_IDENTITY.serviceAccount]),
+    )
     .addOption(
       new Option(
         '--target <target>',

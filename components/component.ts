@@ -3,7 +3,7 @@
  * files, in the order they must appear in the OSC (the order ends up in `osc.yaml` and so in its
  * checksum). The context is what gardenlet's components receive (seed-side §2.5).
  */
-import type { OscFile, OscUnit, SemVer } from '../api/index.js';
+import type { NodeAgentIdentityMode, OscFile, OscUnit, SemVer } from '../api/index.js';
 
 export interface KubeletConfigParameters {
   containerLogMaxFiles?: number;
@@ -37,6 +37,8 @@ export interface ComponentContext {
   /** The OSC secret name of the pool: `gardener-node-agent-<pool>-<hash>` (or the legacy key). */
   readonly key: string;
   readonly useGardenerNodeAgent: boolean;
+  /** How the node agents authenticate: their own per-node identity, or the shared ServiceAccount. */
+  readonly nodeAgentIdentity: NodeAgentIdentityMode;
   readonly workerPoolName: string;
   /** Cloud profile CA + cluster CA (+ pool CA), or undefined when there is none. */
   readonly caBundle: string | undefined;

@@ -5,7 +5,7 @@
  * documented minimum ClusterRole for the shoot identity of `gardener-internal`.
  */
 import { ApiObject, App, Chart } from 'cdk8s';
-import { sha256Hex, stringifyYaml } from '../../api/index.js';
+import { NODE_AGENT_IDENTITY, type NodeAgentIdentityMode, sha256Hex, stringifyYaml } from '../../api/index.js';
 import { type ExplainedRule, RULE_REASONS_ANNOTATION, rbacRules, ruleReasons } from './rule.js';
 import { seedRules } from './seed-rbac.js';
 import { shootRules } from './shoot-rbac.js';
@@ -63,8 +63,11 @@ export function seedClusterRole(leaseName: string) {
   return clusterRole(CONTROLLER_MANAGER_NAME, seedRules(leaseName));
 }
 
-export function shootClusterRole(applyMode: 'managedResource' | 'direct') {
-  return clusterRole(`${CONTROLLER_MANAGER_NAME}-shoot-access`, shootRules(applyMode));
+export function shootClusterRole(
+  applyMode: 'managedResource' | 'direct',
+  identity: NodeAgentIdentityMode = NODE_AGENT_IDENTITY.node,
+) {
+  return clusterRole(`${CONTROLLER_MANAGER_NAME}-shoot-access`, shootRules(applyMode, identity));
 }
 
 /** The seed manifests as a cdk8s chart's objects: RBAC first, then the workload (workload.ts). */

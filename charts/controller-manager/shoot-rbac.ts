@@ -3,7 +3,12 @@
  * `gardener-internal`), for operators whose shoot access is not admin. Direct apply mode needs
  * the second group of rules; with ManagedResources gardener-resource-manager writes the shoot.
  */
-import { NAME } from '../../api/index.js';
+import {
+  KUBE_APISERVER_CLIENT_SIGNER,
+  NAME,
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
+} from '../../api/index.js';
 import type { ExplainedRule } from './rule.js';
 
 const NODE_AGENT_ROLES = [NAME.nodeAgent, NAME.downloader];
@@ -13,7 +18,47 @@ const BOOTSTRAP_CLUSTER_ROLES = [
   'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
 ];
 
-export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRule[] {
+/** With per-node identities: the CSR approver, and the authorizer's view of the requests. */
+const NODE_IDENTITY_RULES: ExplainedRule[] = [
+  {
+    apiGroups: ['certificates.k8s.io'],
+    resources: ['certificatesigningrequests'],
+    verbs: ['get', 'list', 'watch'],
+    reason:
+      'the node agent CSR approver judges requests by their content (names carry hashes); the authorizer checks who asked for a CSR an agent reads',
+  },
+  {
+    apiGroups: ['certificates.k8s.io'],
+    resources: ['certificatesigningrequests/approval'],
+    verbs: ['update'],
+    reason:
+      'the approver approves or denies node agent requests (the signer restricts it to one signer name)',
+  },
+  {
+    apiGroups: ['certificates.k8s.io'],
+    resources: ['signers'],
+    verbs: ['approve'],
+    resourceNames: [KUBE_APISERVER_CLIENT_SIGNER],
+    reason: 'node agent client certificates only',
+  },
+];
+
+/** Direct mode with per-node identities applies the node agents' admission policy. */
+const DIRECT_NODE_IDENTITY_RULES: ExplainedRule[] = [
+  {
+    apiGroups: ['admissionregistration.k8s.io'],
+    resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+    reason:
+      'direct mode applies and prunes the node agents admission policy by label; create cannot be restricted by name',
+  },
+];
+
+export function shootRules(
+  applyMode: 'managedResource' | 'direct',
+  identity: NodeAgentIdentityMode = NODE_AGENT_IDENTITY.node,
+): ExplainedRule[] {
+  const perNode = identity === NODE_AGENT_IDENTITY.node;
   const always: ExplainedRule[] = [
     {
       apiGroups: [''],
@@ -37,9 +82,11 @@ export function shootRules(applyMode: 'managedResource' | 'direct'): ExplainedRu
         'the migration (while nodes migrate) and the rollout gate (while it is on) watch every node agent Lease (gardener-node-agent-<node>: one per node) in the shoot cache',
     },
   ];
+  if (perNode) always.push(...NODE_IDENTITY_RULES);
   if (applyMode !== 'direct') return always;
   return [
     ...always,
+    ...(perNode ? DIRECT_NODE_IDENTITY_RULES : []),
     {
       apiGroups: [''],
       resources: ['secrets', 'serviceaccounts'],

@@ -4,7 +4,13 @@
  * rendering of the pool's reconcile OSC) and the downloader's RBAC. While the gate is on it is
  * rendered from the gate-on reconcile OSC, which is how legacy nodes receive gardener-node-init.
  */
-import { legacyKey, NAME, type OperatingSystemConfig, type Worker } from '../../api/index.js';
+import {
+  legacyKey,
+  NAME,
+  type NodeAgentIdentityMode,
+  type OperatingSystemConfig,
+  type Worker,
+} from '../../api/index.js';
 import type { ComponentContext } from '../../components/component.js';
 import { executorScript } from '../../components/executor/executor-script.js';
 import { type ExecutorSecret, executorSecret } from '../../components/executor/executor-secret.js';
@@ -41,6 +47,7 @@ export function legacyExecutorResources(
   namespace: string,
   maxDelaySeconds: number,
   useGardenerNodeAgent: boolean,
+  identity: NodeAgentIdentityMode,
 ): {
   seed: (ManagedResourceSecret | ReturnType<typeof managedResource>)[];
   shoot: (ExecutorSecret | Record<string, unknown>)[];
@@ -77,6 +84,7 @@ export function legacyExecutorResources(
   const rbac = downloaderRbac(
     executorSecrets.map((s) => s.metadata.name),
     useGardenerNodeAgent,
+    identity,
   );
   mrSecrets.push(
     managedResourceSecret(

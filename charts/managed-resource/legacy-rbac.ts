@@ -3,15 +3,29 @@
  * ClusterRoleBindings carry `resources.gardener.cloud/mode: Ignore`: the node agent's
  * ManagedResource owns them, so deleting the legacy one after the migration keeps them.
  */
-import { ANNOTATION, NAME, NAMESPACE_KUBE_SYSTEM, RESOURCES_MODE_IGNORE } from '../../api/index.js';
+import {
+  ANNOTATION,
+  NAME,
+  NAMESPACE_KUBE_SYSTEM,
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
+  RESOURCES_MODE_IGNORE,
+} from '../../api/index.js';
 import { bootstrapClusterRoleBindings } from './rbac.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
+/**
+ * With per-node identities there is no shared node agent token: the Role leaves out
+ * `gardener-node-agent`, so a bootstrap token can no longer read it (the migrating agent asks for
+ * its identity with the downloader's token instead).
+ */
 export function downloaderRbac(
   executorSecretNames: readonly string[],
   useGardenerNodeAgent: boolean,
+  identity: NodeAgentIdentityMode,
 ): Record<string, unknown>[] {
+  const agentToken = identity === NODE_AGENT_IDENTITY.node ? [] : [NAME.nodeAgent];
   return [
     {
       apiVersion: `${RBAC_GROUP}/v1`,
@@ -21,7 +35,7 @@ export function downloaderRbac(
         {
           apiGroups: [''],
           resources: ['secrets'],
-          resourceNames: [...executorSecretNames, NAME.downloader, NAME.valitail, NAME.nodeAgent],
+          resourceNames: [...executorSecretNames, NAME.downloader, NAME.valitail, ...agentToken],
           verbs: ['get'],
         },
       ],

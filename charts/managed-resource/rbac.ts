@@ -1,5 +1,16 @@
-/** The shoot RBAC the node agents need (seed-side §5.2), exactly as gardenlet ships it. */
-import { NAME, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
+/**
+ * The shoot RBAC the node agents need (seed-side §5.2): with the shared ServiceAccount exactly as
+ * gardenlet ships it; with per-node identities only the kubelet's bootstrap bindings (the
+ * authorizer decides for the agents, the admission policy limits what they write, and a bootstrap
+ * token reads no secret).
+ */
+import {
+  NAME,
+  NAMESPACE_KUBE_SYSTEM,
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
+} from '../../api/index.js';
+import { nodeAgentAdmissionPolicy } from './node-agent-admission-policy.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const SA_SUBJECT = { kind: 'ServiceAccount', name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM };
@@ -25,7 +36,12 @@ export function bootstrapClusterRoleBindings(
   ];
 }
 
-export function nodeAgentRbac(oscSecretNames: readonly string[]): Record<string, unknown>[] {
+export function nodeAgentRbac(
+  oscSecretNames: readonly string[],
+  identity: NodeAgentIdentityMode,
+): Record<string, unknown>[] {
+  if (identity === NODE_AGENT_IDENTITY.node)
+    return [...bootstrapClusterRoleBindings(), ...nodeAgentAdmissionPolicy()];
   return [
     {
       apiVersion: `${RBAC_GROUP}/v1`,

@@ -30,6 +30,7 @@ function nodeInitOutput({ ctx, worker, clusterCa }: PoolInputs): ComponentOutput
     apiServerUrl: ctx.apiServerUrl,
     caBundle: clusterCa.bundle,
     syncJitterPeriod: ctx.syncJitterPeriod,
+    identity: ctx.nodeAgentIdentity,
   });
   return nodeInit(worker, image, config);
 }

@@ -4,6 +4,7 @@
  * field has a documented default, so `gardener-osc render` works on a Cluster alone.
  */
 import * as z from 'zod';
+import { NODE_AGENT_IDENTITY } from '../../api/index.js';
 
 export const RenderValuesSchema = z.strictObject({
   /** `https://api.<internal domain>`; default derived from the shoot's technical ID. */
@@ -30,6 +31,12 @@ export const RenderValuesSchema = z.strictObject({
     .optional(),
   /** Node logging (valitail), as gardenlet's shootNodeLogging decides. */
   nodeLogging: z.boolean().optional(),
+  /**
+   * How node agents authenticate: `node` (default), each with a client certificate naming its node,
+   * limited by the controller-manager's authorizer; `serviceAccount`, the shared ServiceAccount and
+   * RBAC of v1.91 (rendered byte for byte as v1.91 does).
+   */
+  nodeAgentIdentity: z.enum([NODE_AGENT_IDENTITY.node, NODE_AGENT_IDENTITY.serviceAccount]).optional(),
   /** CoreDNS service IP; default: the 10th address of the shoot's service network. */
   clusterDnsAddress: z.string().min(1).optional(),
 });

@@ -7,6 +7,8 @@ import {
   keyFor,
   type MaxDelay,
   maxDelayFromShoot,
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
   parseSemVer,
   type SemVer,
   seconds,
@@ -19,6 +21,7 @@ import { DEFAULT_IMAGES, imageString, PLACEHOLDER_CA, type RenderValues } from '
 
 export interface ShootValues {
   readonly useGardenerNodeAgent: boolean;
+  readonly nodeAgentIdentity: NodeAgentIdentityMode;
   readonly namespace: string;
   readonly apiServerUrl: string;
   readonly caBundle: string | undefined;
@@ -75,6 +78,7 @@ export function shootValues(
   const domain = cluster.seed.spec.ingress?.domain ?? 'example.com';
   return {
     useGardenerNodeAgent,
+    nodeAgentIdentity: values.nodeAgentIdentity ?? NODE_AGENT_IDENTITY.node,
     namespace: cluster.name,
     apiServerUrl: values.apiServerUrl ?? `https://api.${name}.${project}.internal.${domain}`,
     caBundle: shootCaBundle(cluster.cloudProfile.spec.caBundle, ca.cluster),
@@ -113,6 +117,7 @@ export function workerPoolContext(
   return {
     key: keyFor(shoot.useGardenerNodeAgent, worker.name, version, worker.cri?.name),
     useGardenerNodeAgent: shoot.useGardenerNodeAgent,
+    nodeAgentIdentity: shoot.nodeAgentIdentity,
     workerPoolName: worker.name,
     caBundle: worker.caBundle
       ? shoot.caBundle === undefined

@@ -1,11 +1,14 @@
 /**
  * The node agent's configuration as gardenlet writes it (`ComponentConfig`, seed-side §5.1):
- * everything else zero-valued, so the node agent's defaults apply on the node.
+ * everything else zero-valued, so the node agent's defaults apply on the node. With per-node
+ * identities it names the identity kubeconfig instead of syncing the shared token.
  */
 import {
   NAME,
+  NODE_AGENT_IDENTITY,
   NODE_AGENT_TOKEN_SYNC,
   type NodeAgentConfiguration,
+  type NodeAgentIdentityMode,
   PATH,
   parseGoDuration,
   type SemVer,
@@ -21,6 +24,11 @@ export interface ComponentConfigInput {
   /** Nanoseconds. */
   readonly syncJitterPeriod: number;
   readonly additionalTokenSyncConfigs?: readonly TokenSyncConfig[];
+  /**
+   * `node`: the agent authenticates with its own client certificate (the kubeconfig it obtains at
+   * `credentials/kubeconfig`) and syncs no token of its own; `serviceAccount`: as v1.91.
+   */
+  readonly identity: NodeAgentIdentityMode;
 }
 
 export const VALITAIL_TOKEN_SYNC: TokenSyncConfig = {
@@ -29,8 +37,9 @@ export const VALITAIL_TOKEN_SYNC: TokenSyncConfig = {
 };
 
 export function nodeAgentComponentConfig(input: ComponentConfigInput): NodeAgentConfiguration {
+  const perNode = input.identity === NODE_AGENT_IDENTITY.node;
   return {
-    clientConnection: {},
+    clientConnection: perNode ? { kubeconfig: PATH.nodeAgentKubeconfig } : {},
     server: {},
     apiServer: {
       server: input.apiServerUrl,
@@ -43,7 +52,10 @@ export function nodeAgentComponentConfig(input: ComponentConfigInput): NodeAgent
         syncJitterPeriod: input.syncJitterPeriod,
       },
       token: {
-        syncConfigs: [{ ...NODE_AGENT_TOKEN_SYNC }, ...(input.additionalTokenSyncConfigs ?? [])],
+        syncConfigs: [
+          ...(perNode ? [] : [{ ...NODE_AGENT_TOKEN_SYNC }]),
+          ...(input.additionalTokenSyncConfigs ?? []),
+        ],
         syncPeriod: parseGoDuration('12h'),
       },
     },

@@ -19,6 +19,7 @@ export const nodeAgent: Component = (ctx) => {
     caBundle: ctx.caBundle,
     syncJitterPeriod: ctx.syncJitterPeriod,
     additionalTokenSyncConfigs: ctx.valitailEnabled ? [VALITAIL_TOKEN_SYNC] : [],
+    identity: ctx.nodeAgentIdentity,
   });
   return {
     units: [

@@ -20,6 +20,7 @@ describe('controller-manager chart', () => {
     seed: seedRules(CONTROLLER_MANAGER_NAME),
     'shoot (managedResource)': shootRules('managedResource'),
     'shoot (direct)': shootRules('direct'),
+    'shoot (direct, v1.91 ServiceAccount)': shootRules('direct', 'serviceAccount'),
   };
 
   for (const [name, rules] of Object.entries(ruleSets)) {

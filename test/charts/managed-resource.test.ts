@@ -60,7 +60,7 @@ rules:
 
 describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9.3)', () => {
   it('S-TV-8: seven RBAC objects under the registry keys, the Role byte for byte', () => {
-    const data = registryData(nodeAgentRbac(['osc-secret1', 'osc-secret2']));
+    const data = registryData(nodeAgentRbac(['osc-secret1', 'osc-secret2'], 'serviceAccount'));
     expect(Object.keys(data).sort()).to.deep.equal(
       [
         'clusterrole____gardener-node-agent.yaml',
@@ -78,6 +78,24 @@ describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9
     );
     expect(data['clusterrolebinding____system_node-bootstrapper.yaml']).to.contain(
       'subjects:\n- apiGroup: rbac.authorization.k8s.io\n  kind: Group\n  name: system:bootstrappers\n',
+    );
+  });
+
+  it('with per-node identities: the bootstrap bindings and the admission policy, no secret for bootstrappers', () => {
+    const data = registryData(nodeAgentRbac(['osc-secret1', 'osc-secret2'], 'node'));
+    expect(Object.keys(data).sort()).to.deep.equal(
+      [
+        'clusterrolebinding____system_node-bootstrapper.yaml',
+        'clusterrolebinding____system_certificates.k8s.io_certificatesigningrequests_nodeclient.yaml',
+        'clusterrolebinding____system_certificates.k8s.io_certificatesigningrequests_selfnodeclient.yaml',
+        'validatingadmissionpolicy____gardener-node-agent.yaml',
+        'validatingadmissionpolicybinding____gardener-node-agent.yaml',
+      ].sort(),
+    );
+    const all = Object.values(data).join('\n');
+    expect(all).not.to.contain('secrets').and.not.to.contain('osc-secret1');
+    expect(data['validatingadmissionpolicybinding____gardener-node-agent.yaml']).to.contain(
+      'policyName: gardener-node-agent\n  validationActions:\n  - Deny\n',
     );
   });
 

@@ -26,7 +26,11 @@ function exampleCluster(edit?: (raw: { spec: { shoot: unknown } }) => void): Clu
   return decoded.value;
 }
 
-const values = RenderValuesSchema.parse(parseYaml(readFileSync(join(EXAMPLES, 'values.yaml'), 'utf8')));
+// upstream's vectors are v1.91's: the shared ServiceAccount (per-node identities: the last suite)
+const values = {
+  ...RenderValuesSchema.parse(parseYaml(readFileSync(join(EXAMPLES, 'values.yaml'), 'utf8'))),
+  nodeAgentIdentity: 'serviceAccount' as const,
+};
 const now = parseRfc3339('2024-01-01T00:00:00Z');
 const render = (cluster = exampleCluster(), useGardenerNodeAgent = true) =>
   renderNodeConfiguration({ cluster, values, useGardenerNodeAgent, legacyNodes: false, now });
@@ -205,5 +209,52 @@ describe('node configuration of a shoot (seed-side §2, §9)', () => {
       'v-dev--demo.ingress.seed.example.com',
     );
     expect(valiIngressHost('shoot-garden-local', 'seed.local')).to.equal('v-garden-local.seed.local');
+  });
+});
+
+describe('node configuration with per-node identities', () => {
+  const perNode = (legacyNodes: boolean) =>
+    renderNodeConfiguration({
+      cluster: exampleCluster(),
+      values: { ...values, nodeAgentIdentity: 'node' },
+      useGardenerNodeAgent: true,
+      legacyNodes,
+      now,
+    });
+
+  it('ships no shared token and no RBAC for agents or bootstrappers to read secrets', () => {
+    const { seed, shoot } = perNode(false);
+    expect(seed.map((o) => o.metadata.name)).not.to.include('shoot-access-gardener-node-agent');
+    expect(shoot.map((o) => `${o.kind}/${o.metadata.name}`)).to.deep.equal([
+      'Secret/gardener-node-agent-cpu-worker-46fed',
+      'Secret/gardener-node-agent-gpu-worker-45c61',
+      'Secret/gardener-node-agent-arm-worker-7d069',
+      'ClusterRoleBinding/system:node-bootstrapper',
+      'ClusterRoleBinding/system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+      'ClusterRoleBinding/system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+      'ValidatingAdmissionPolicy/gardener-node-agent',
+      'ValidatingAdmissionPolicyBinding/gardener-node-agent',
+    ]);
+  });
+
+  it('while legacy nodes remain, the downloader Role no longer lists the agent token', () => {
+    const role = perNode(true).shoot.find((o) => o.kind === 'Role') as unknown as {
+      metadata: { name: string };
+      rules: { resourceNames: string[] }[];
+    };
+    expect(role.metadata.name).to.equal('cloud-config-downloader');
+    expect(role.rules[0]!.resourceNames).not.to.include('gardener-node-agent');
+    expect(role.rules[0]!.resourceNames).to.include('cloud-config-downloader');
+  });
+
+  it('the agents of both OSCs name the identity kubeconfig', () => {
+    for (const osc of oscs(perNode(false).seed)) {
+      const config = osc.spec.files!.find((f) => f.path === '/var/lib/gardener-node-agent/config.yaml');
+      if (!config) continue;
+      const text = Buffer.from(config.content.inline!.data, 'base64').toString('utf8');
+      expect(text, osc.metadata.name).to.contain(
+        'kubeconfig: /var/lib/gardener-node-agent/credentials/kubeconfig',
+      );
+    }
   });
 });

@@ -62,12 +62,36 @@ describe('gardener-osc render', function () {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'render-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  const golden = (name: string, options: Partial<Parameters<typeof render>[0]> = {}) =>
+    expectGolden(name, bytes(options) + decodedView(objects(options)));
+
   it('renders the example for the seed and the shoot as reviewed (golden files: the bytes, then decoded)', () => {
-    const golden = (name: string, options: Partial<Parameters<typeof render>[0]> = {}) =>
-      expectGolden(name, bytes(options) + decodedView(objects(options)));
-    golden('render/example-seed.yaml');
-    golden('render/example-shoot.yaml', { target: 'shoot' });
-    golden('render/example-seed-gate-off.yaml', { featureGates: 'UseGardenerNodeAgent=false' });
+    golden('render/example-seed-node-identity.yaml');
+    golden('render/example-shoot-node-identity.yaml', { target: 'shoot' });
+  });
+
+  it('renders exactly what v1.91 renders with the shared ServiceAccount (golden files, unchanged)', () => {
+    const v191 = { nodeAgentIdentity: 'serviceAccount' };
+    golden('render/example-seed.yaml', v191);
+    golden('render/example-shoot.yaml', { ...v191, target: 'shoot' });
+    golden('render/example-seed-gate-off.yaml', { ...v191, featureGates: 'UseGardenerNodeAgent=false' });
+  });
+
+  it('with per-node identities differs from v1.91 only where the identity is concerned', () => {
+    const lines = (text: string) => new Set(text.split('\n'));
+    const node = lines(bytes({ target: 'shoot' }));
+    const shared = lines(bytes({ target: 'shoot', nodeAgentIdentity: 'serviceAccount' }));
+    // the OSC secrets carry the agent's config, so they differ; the RBAC is what changes besides
+    expect([...node].some((l) => l.includes('ValidatingAdmissionPolicy'))).to.equal(true);
+    expect([...shared].some((l) => l.includes('ValidatingAdmissionPolicy'))).to.equal(false);
+    expect([...node].some((l) => l === 'kind: Role')).to.equal(false);
+    expect(bytes({ nodeAgentIdentity: 'serviceAccount' })).to.contain(
+      'name: shoot-access-gardener-node-agent',
+    );
+    expect(bytes()).not.to.contain('name: shoot-access-gardener-node-agent');
+    expect(() => bytes({ nodeAgentIdentity: 'both' })).to.throw(
+      /--node-agent-identity must be node or serviceAccount/,
+    );
   });
 
   it('is deterministic: twice, and with every input map in another order, the same bytes', () => {
@@ -205,7 +229,7 @@ describe('gardener-osc render', function () {
     expect(r.code).to.equal(0);
     expect(readdirSync(dir)).to.include.members([
       'secret_kube-system_gardener-node-agent-cpu-worker-46fed.yaml',
-      'clusterrole_gardener-node-agent.yaml',
+      'validatingadmissionpolicy_gardener-node-agent.yaml',
     ]);
   });
 });

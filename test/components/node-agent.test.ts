@@ -26,6 +26,7 @@ const s11Config = () =>
     apiServerUrl: 'https://localhost',
     caBundle: 'cluster-ca',
     syncJitterPeriod: 1e9,
+    identity: 'serviceAccount',
   });
 
 describe('node agent, node init and downloader components (seed-side §4, §5)', () => {
@@ -69,6 +70,21 @@ describe('node agent, node init and downloader components (seed-side §4, §5)',
       units: [],
       files: [],
     });
+  });
+
+  it('with per-node identities names the identity kubeconfig and syncs no token of its own', () => {
+    const text = (identity: 'node' | 'serviceAccount', valitailEnabled: boolean) =>
+      contentOf(nodeAgent(componentContext({ nodeAgentIdentity: identity, valitailEnabled })).files[0]!);
+    const perNode = text('node', true);
+    expect(perNode).to.contain('kubeconfig: /var/lib/gardener-node-agent/credentials/kubeconfig\n');
+    expect(perNode)
+      .to.contain('secretName: gardener-valitail')
+      .and.not.to.contain('secretName: gardener-node-agent\n');
+    expect(perNode).not.to.contain('/var/lib/gardener-node-agent/credentials/token');
+    // without valitail there is nothing to sync: the list is left out, as Go's omitempty does
+    expect(text('node', false)).not.to.contain('syncConfigs');
+    const shared = text('serviceAccount', true);
+    expect(shared).to.contain('kubeconfig: ""\n').and.to.contain('secretName: gardener-node-agent\n');
   });
 
   it('S-TV-11: node init unit and files, the provision config with bootstrap section', () => {

@@ -21,6 +21,8 @@ export function componentContext(overrides: Partial<ComponentContext> = {}): Com
   return {
     key: key('worker-a', kubernetesVersion, 'containerd'),
     useGardenerNodeAgent: true,
+    // upstream's test vectors are v1.91's: the shared ServiceAccount
+    nodeAgentIdentity: 'serviceAccount',
     workerPoolName: 'worker-a',
     caBundle: CA_BUNDLE,
     clusterCaBundle: CA_BUNDLE,

@@ -1,0 +1,139 @@
+/**
+ * What a node agent with a per-node identity may change, enforced in the shoot's API server by a
+ * ValidatingAdmissionPolicy (no webhook to be down): on its own Node only the labels and
+ * annotations it owns (api/ NODE_AGENT_OWNED_NODE_METADATA) and the status' addresses (the lost
+ * InternalIP recovery), never its spec (taints, unschedulable), conditions or other metadata; only
+ * its own Lease `kube-system/gardener-node-agent-<node>`; only Events about its own Node. The
+ * authorizer decides which objects it may touch at all; this policy decides what it may write
+ * into them, which an authorizer cannot see (the kubelet's anchor: the Node authorizer plus
+ * NodeRestriction).
+ */
+import {
+  NAME,
+  NAMESPACE_KUBE_SYSTEM,
+  NODE_AGENT_OWNED_NODE_METADATA,
+  NODE_AGENT_USER_PREFIX,
+} from '../../api/index.js';
+
+const ADMISSION_GROUP = 'admissionregistration.k8s.io';
+
+const celList = (items: readonly string[]) => `[${items.map((i) => `'${i}'`).join(', ')}]`;
+
+/** Everything but the owned keys of `field` (labels or annotations) is as it was. */
+function onlyOwnedChange(field: 'labels' | 'annotations', owned: readonly string[]): string {
+  const now = `object.metadata.?${field}.orValue({})`;
+  const before = `oldObject.metadata.?${field}.orValue({})`;
+  const ownedList = celList(owned);
+  return (
+    `${before}.all(k, k in ${ownedList} || (k in ${now} && ${now}[k] == ${before}[k])) && ` +
+    `${now}.all(k, k in ${ownedList} || k in ${before})`
+  );
+}
+
+const isNode = "request.kind.kind == 'Node'";
+const isNodeMain = `${isNode} && request.?subResource.orValue('') == ''`;
+const isNodeStatus = `${isNode} && request.?subResource.orValue('') == 'status'`;
+const UNCHANGED_STATUS = ['conditions', 'capacity', 'allocatable', 'nodeInfo', 'daemonEndpoints'];
+
+export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
+  const { labels, annotations } = NODE_AGENT_OWNED_NODE_METADATA;
+  const validations = [
+    {
+      expression: `!(${isNode}) || object.metadata.name == variables.node`,
+      messageExpression: `'a node agent may change only its own Node ' + variables.node`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!(${isNodeMain}) || (${onlyOwnedChange('labels', labels)})`,
+      message: `a node agent may set, change or remove only these labels of its Node: ${labels.join(', ')}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!(${isNodeMain}) || (${onlyOwnedChange('annotations', annotations)})`,
+      message: `a node agent may set, change or remove only these annotations of its Node: ${annotations.join(', ')}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression:
+        `!(${isNodeMain}) || (object.spec == oldObject.spec && ` +
+        'object.metadata.?finalizers == oldObject.metadata.?finalizers && ' +
+        'object.metadata.?ownerReferences == oldObject.metadata.?ownerReferences)',
+      message:
+        'a node agent may not change the spec (taints, unschedulable), finalizers or owners of its Node',
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!(${isNodeStatus}) || (${UNCHANGED_STATUS.map((f) => `object.status.?${f} == oldObject.status.?${f}`).join(' && ')})`,
+      message: `a node agent may change only the addresses in its Node's status, not ${UNCHANGED_STATUS.join(', ')}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression:
+        "request.kind.kind != 'Lease' || " +
+        `(object.metadata.name == '${NAME.nodeAgentLeasePrefix}' + variables.node && ` +
+        `object.metadata.namespace == '${NAMESPACE_KUBE_SYSTEM}')`,
+      messageExpression: `'a node agent may write only its own Lease ${NAMESPACE_KUBE_SYSTEM}/${NAME.nodeAgentLeasePrefix}' + variables.node`,
+      reason: 'Forbidden',
+    },
+    {
+      expression:
+        "request.kind.kind != 'Event' || " +
+        "(object.involvedObject.?kind.orValue('') == 'Node' && " +
+        "object.involvedObject.?name.orValue('') == variables.node && " +
+        "object.involvedObject.?namespace.orValue('') == '')",
+      messageExpression: `'a node agent may record events only about its own Node ' + variables.node`,
+      reason: 'Forbidden',
+    },
+  ];
+  return [
+    {
+      apiVersion: `${ADMISSION_GROUP}/v1`,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: NAME.nodeAgent },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['UPDATE'],
+              resources: ['nodes', 'nodes/status'],
+            },
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['events'],
+            },
+            {
+              apiGroups: ['coordination.k8s.io'],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['leases'],
+            },
+          ],
+        },
+        matchConditions: [
+          {
+            name: 'node-agent',
+            expression: `request.userInfo.username.startsWith('${NODE_AGENT_USER_PREFIX}')`,
+          },
+        ],
+        variables: [
+          {
+            name: 'node',
+            expression: `request.userInfo.username.substring(${NODE_AGENT_USER_PREFIX.length})`,
+          },
+        ],
+        validations,
+      },
+    },
+    {
+      apiVersion: `${ADMISSION_GROUP}/v1`,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: NAME.nodeAgent },
+      spec: { policyName: NAME.nodeAgent, validationActions: ['Deny'] },
+    },
+  ];
+}

@@ -57,8 +57,10 @@ export async function createShootFixture(
   seed: Envtest,
   shoot: Envtest,
   applyMode: 'managedResource' | 'direct',
+  /** Names the shoot `shoot--it--<id>` (default: random), e.g. when the shoot's API server must know it first. */
+  fixedId?: string,
 ): Promise<ShootFixture> {
-  const id = randomBytes(3).toString('hex');
+  const id = fixedId ?? randomBytes(3).toString('hex');
   const namespace = `shoot--it--${id}`;
   const selector = `it-${id}`;
   const seedAdmin = KubernetesObjectApi.makeApiClient(seed.kubeConfig);

@@ -24,7 +24,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
-import { parseYaml } from '../../api/yaml/codec.js';
+import { parseYaml, stringifyYaml } from '../../api/yaml/codec.js';
+import {
+  authorizerWebhookKubeconfig,
+  nodeAgentAuthorizationConfiguration,
+} from '../../charts/controller-manager/authorization-config.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { projectCacheDir, requireGo } from '../support/go-binary.js';
@@ -43,6 +47,11 @@ export interface Envtest {
   readonly kubeconfigFile: string;
   /** The audit log (level Metadata), one JSON object a line; undefined for existing clusters. */
   readonly auditLogPath: string | undefined;
+  /**
+   * The CA the API server trusts for client certificates (what a kube-controller-manager signs
+   * kube-apiserver-client certificates with); undefined for existing clusters.
+   */
+  readonly clientCa: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly version: { gitVersion: string };
   kubeConfigForServiceAccount(
     namespace: string,
@@ -86,7 +95,7 @@ export function envtestBinaries(): string {
   return binariesDir;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -282,6 +291,7 @@ async function startLocal(name: string, options: EnvtestOptions): Promise<Envtes
   const token = randomBytes(24).toString('hex');
   writeFileSync(join(dir, 'tokens.csv'), `${token},envtest-admin,envtest-admin,"system:masters"\n`);
   writeFileSync(join(dir, 'audit-policy.yaml'), AUDIT_POLICY);
+  const authorization = authorizationFlags(dir, options);
   const [etcdPort, apiPort] = [await freePort(), await freePort()];
   const etcd = supervise(
     bin,
@@ -312,7 +322,7 @@ async function startLocal(name: string, options: EnvtestOptions): Promise<Envtes
       `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
       `--client-ca-file=${join(dir, 'client-ca.crt')}`,
-      '--authorization-mode=Node,RBAC',
+      ...authorization,
       '--enable-bootstrap-token-auth',
       '--service-cluster-ip-range=10.0.0.0/24',
       '--disable-admission-plugins=ServiceAccount',
@@ -322,6 +332,9 @@ async function startLocal(name: string, options: EnvtestOptions): Promise<Envtes
       // short compaction, so tests can provoke "410 Gone" on old resourceVersions
       '--etcd-compaction-interval=5s',
       ...(options.watchCache === false ? ['--watch-cache=false'] : []),
+      ...(options.admissionPlugins?.length
+        ? [`--enable-admission-plugins=${options.admissionPlugins.join(',')}`]
+        : []),
     ],
     join(dir, 'kube-apiserver.log'),
   );
@@ -358,6 +371,7 @@ async function startLocal(name: string, options: EnvtestOptions): Promise<Envtes
       kubeConfig,
       kubeconfigFile,
       auditLogPath,
+      clientCa: { certFile: join(dir, 'client-ca.crt'), keyFile: join(dir, 'client-ca.key') },
       version,
       kubeConfigForServiceAccount: (namespace, sa, expirationSeconds = 3600) =>
         serviceAccountKubeConfig(kubeConfig, name, namespace, sa, expirationSeconds),
@@ -436,6 +450,7 @@ async function startExisting(name: string, file: string): Promise<Envtest> {
     kubeConfig,
     kubeconfigFile: file,
     auditLogPath: undefined,
+    clientCa: undefined,
     version,
     kubeConfigForServiceAccount: (namespace, sa, expirationSeconds = 3600) =>
       serviceAccountKubeConfig(kubeConfig, name, namespace, sa, expirationSeconds),
@@ -469,6 +484,42 @@ export interface EnvtestOptions {
    * (with the watch cache, old resourceVersions are served from the cache's window).
    */
   readonly watchCache?: boolean;
+  /**
+   * Authorizes with a structured authorization configuration (`--authorization-config`): the
+   * Node authorizer, this node agent authorizer webhook (for node agent users only, failing
+   * closed), then RBAC, exactly as a shoot's kube-apiserver is configured for per-node identities
+   * (charts/controller-manager/authorization-config.ts). Default: `--authorization-mode=Node,RBAC`.
+   */
+  readonly nodeAgentAuthorizer?: {
+    /** The shoot's endpoint, `https://host:port/webhooks/auth/nodeagent/<shoot namespace>`. */
+    readonly url: string;
+    /** The CA of the endpoint's serving certificate. */
+    readonly caPem: string;
+    readonly authorizedTTL?: string;
+    readonly unauthorizedTTL?: string;
+  };
+  /** `--enable-admission-plugins` besides the defaults, e.g. NodeRestriction. */
+  readonly admissionPlugins?: readonly string[];
+}
+
+/** The authorization flags and, for a node agent authorizer, the files they name. */
+function authorizationFlags(dir: string, options: EnvtestOptions): string[] {
+  const authorizer = options.nodeAgentAuthorizer;
+  if (!authorizer) return ['--authorization-mode=Node,RBAC'];
+  const kubeconfig = join(dir, 'node-agent-authorizer.kubeconfig');
+  writeFileSync(kubeconfig, stringifyYaml(authorizerWebhookKubeconfig(authorizer)));
+  const config = join(dir, 'authorization-config.yaml');
+  writeFileSync(
+    config,
+    stringifyYaml(
+      nodeAgentAuthorizationConfiguration({
+        webhookKubeconfigPath: kubeconfig,
+        authorizedTTL: authorizer.authorizedTTL,
+        unauthorizedTTL: authorizer.unauthorizedTTL,
+      }),
+    ),
+  );
+  return [`--authorization-config=${config}`];
 }
 
 /** The environment of this name, started on first use and shared by every suite of the run. */

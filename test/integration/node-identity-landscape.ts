@@ -1,0 +1,95 @@
+/**
+ * A shoot whose kube-apiserver authorizes node agents through the controller-manager, as a
+ * landscape with per-node identities runs it: the seed envtest; a shoot envtest started with the
+ * structured authorization configuration (Node, the node agent authorizer webhook, RBAC) and
+ * NodeRestriction; the controller-manager in direct mode (it applies the OSC secrets and the
+ * admission policy into the shoot itself), serving the authorizer on a free port with its own
+ * serving certificate, approving node agent CSRs; and the signer standing in for the
+ * kube-controller-manager's. Started once per run and shared by the suites that need it.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { LABEL, LABEL_VALUE } from '../../api/index.js';
+import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
+import type { RunningManager } from '../../seed/manager/run-manager.js';
+import { eventually } from '../support/eventually.js';
+import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
+import { type CsrSigner, type ServingCertificate, servingCertificate, startCsrSigner } from './csr-signer.js';
+import { type Envtest, freePort, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+
+export interface NodeIdentityLandscape {
+  readonly seed: Envtest;
+  readonly shoot: Envtest;
+  readonly fixture: ShootFixture;
+  readonly manager: RunningManager;
+  readonly signer: CsrSigner;
+  readonly tls: ServingCertificate;
+  /** The OSC secret names in the shoot, by pool. */
+  readonly oscSecrets: ReadonlyMap<string, string>;
+}
+
+let running: Promise<NodeIdentityLandscape> | undefined;
+let cleanUp: (() => Promise<void>) | undefined;
+
+async function start(): Promise<NodeIdentityLandscape> {
+  const id = randomBytes(3).toString('hex');
+  const tls = servingCertificate();
+  const port = await freePort();
+  const seed = await startEnvtest({ name: 'seed' });
+  const shoot = await startEnvtest({
+    name: 'shoot-node-identity',
+    nodeAgentAuthorizer: {
+      url: authorizerUrl(`https://127.0.0.1:${port}`, `shoot--it--${id}`),
+      caPem: tls.caPem,
+    },
+    admissionPlugins: ['NodeRestriction'],
+  });
+  requireClusterScopedWrites(shoot);
+  const fixture = await createShootFixture(seed, shoot, 'direct', id);
+  const signer = startCsrSigner(shoot);
+  cleanUp = async () => {
+    await fixture.cleanUp();
+    await signer.stop();
+    rmSync(tls.dir, { recursive: true, force: true });
+  };
+  const manager = await fixture.start(
+    fixture.config({
+      nodeAgent: {
+        identity: 'node',
+        authorizer: { bindAddress: '127.0.0.1', port, certFile: tls.certFile, keyFile: tls.keyFile },
+      },
+    }),
+  );
+  // the controller-manager renders and applies every pool's OSC secret into the shoot
+  const core = shoot.kubeConfig.makeApiClient(CoreV1Api);
+  const oscSecrets = new Map<string, string>();
+  await eventually(
+    'an OSC secret of every pool in the shoot',
+    async () => {
+      const list = await core.listNamespacedSecret({
+        namespace: 'kube-system',
+        labelSelector: `${LABEL.gardenerRole}=${LABEL_VALUE.roleOperatingSystemConfig}`,
+      });
+      for (const s of list.items)
+        oscSecrets.set(s.metadata?.labels?.[LABEL.workerPool] ?? '', s.metadata?.name ?? '');
+      return oscSecrets.size >= 3;
+    },
+    120_000,
+  );
+  return { seed, shoot, fixture, manager, signer, tls, oscSecrets };
+}
+
+/** The landscape, started on first use. */
+export function nodeIdentityLandscape(): Promise<NodeIdentityLandscape> {
+  running ??= start();
+  return running;
+}
+
+/** Stops the landscape (registered as a root hook by the suites using it). */
+export async function stopNodeIdentityLandscape(): Promise<void> {
+  const done = cleanUp;
+  running = undefined;
+  cleanUp = undefined;
+  await done?.();
+}

@@ -133,7 +133,7 @@ function leases(node: string, a: Attributes): Decision {
 }
 
 function events(a: Attributes): Decision {
-  if (a.group !== '') return deny('a node agent records core/v1 events only');
+  if (a.group) return deny('a node agent records core/v1 events only');
   if (a.namespace !== 'default' || a.subresource)
     return deny('a node agent records events only about its Node, in namespace default');
   if (a.verb === 'create' || a.verb === 'patch') return allow('events about its Node');

@@ -31,6 +31,8 @@ const node = (verb: string, name?: string, subresource?: string) =>
 const lease = (verb: string, name?: string, namespace = 'kube-system') =>
   r({ group: 'coordination.k8s.io', verb, resource: 'leases', name, namespace });
 const event = (verb: string, namespace = 'default') => r({ verb, resource: 'events', namespace });
+/** The API server leaves `group` out of reviews for the core group. */
+const coreEvent = (verb: string) => ({ verb, version: 'v1', resource: 'events', namespace: 'default' });
 const csr = (verb: string, name?: string) =>
   r({ group: 'certificates.k8s.io', verb, resource: 'certificatesigningrequests', name });
 
@@ -76,6 +78,13 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-a', 'delete its Lease', lease('delete', 'gardener-node-agent-node-a'), false],
   // events in default only
   ['node-a', 'create an event', event('create'), true],
+  ['node-a', 'create an event (no group in the review)', coreEvent('create'), true],
+  [
+    'node-a',
+    'create an events.k8s.io event',
+    r({ group: 'events.k8s.io', verb: 'create', resource: 'events', namespace: 'default' }),
+    false,
+  ],
   ['node-a', 'patch an event (aggregation)', event('patch'), true],
   ['node-a', 'list events', event('list'), false],
   ['node-a', 'create an event in kube-system', event('create', 'kube-system'), false],

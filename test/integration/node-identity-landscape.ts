@@ -10,8 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { LABEL, LABEL_VALUE } from '../../api/index.js';
+import { LABEL, LABEL_VALUE, NODE_AGENT_GROUP, nodeAgentUserName } from '../../api/index.js';
 import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
 import { eventually } from '../support/eventually.js';
 import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
@@ -77,7 +81,40 @@ async function start(): Promise<NodeIdentityLandscape> {
     },
     120_000,
   );
+  await admissionPolicyInForce(shoot, id);
   return { seed, shoot, fixture, manager, signer, tls, oscSecrets };
+}
+
+/**
+ * Waits until the node agents' admission policy the controller-manager applied is enforced (the
+ * API server compiles it after it appears): a probe agent changing a label it does not own on its
+ * own Node is refused.
+ */
+async function admissionPolicyInForce(shoot: Envtest, id: string): Promise<void> {
+  const probe = `policy-probe-${id}`;
+  const core = shoot.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNode({ body: { metadata: { name: probe } } });
+  const agent = new KubeClient(
+    new KubeHttp(await shoot.kubeConfigForUser(nodeAgentUserName(probe), [NODE_AGENT_GROUP])),
+  );
+  try {
+    await eventually(
+      'the node agent admission policy in force',
+      () =>
+        // a new value every time: a patch that changes nothing is no change to refuse
+        agent
+          .mergePatch(RESOURCE.node, { name: probe }, { metadata: { labels: { probe: `${Date.now()}` } } })
+          .then(
+            () => false,
+            (e: unknown) => isApiStatus(e, 403) && /ValidatingAdmissionPolicy/.test(String(e)),
+          ),
+      60_000,
+      250,
+    );
+  } finally {
+    await agent.http.close();
+    await core.deleteNode({ name: probe }).catch(() => undefined);
+  }
 }
 
 /** The landscape, started on first use. */

@@ -1,7 +1,7 @@
 /**
  * The render values of one shoot from its seed namespace: the secrets manager's CA bundles and
  * SSH key pairs (listed by label, so the controller never reads other secrets) plus the
- * controller-manager's images and node-logging setting.
+ * controller-manager's images, node-logging setting and node agent identity mode.
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Cluster } from '../../api/index.js';
@@ -41,5 +41,8 @@ export async function seedRenderValues(
     nodeLogging: config.nodeLogging,
   });
   if (!result.ok) throw new SeedSecretsError(namespace, result.reasons);
-  return { values: result.values, rotating: result.rotating };
+  return {
+    values: { ...result.values, nodeAgentIdentity: config.nodeAgent.identity },
+    rotating: result.rotating,
+  };
 }

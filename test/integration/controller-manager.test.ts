@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  ApiException,
   CoordinationV1Api,
   CoreV1Api,
   type KubernetesObject,
@@ -161,12 +162,11 @@ describe('controller-manager against seed and shoot API servers', function () {
         metadata: { name: 'shoot-gardener-node-agent', namespace: f.namespace },
       } as never)) as KubernetesObject & { spec: { secretRefs: { name: string }[] } };
       expect(mr.spec.secretRefs.map((r) => r.name).sort()).to.deep.equal(expectedSecrets);
-      // access secrets for the shoot (filled by gardener-resource-manager in this mode)
-      const access = await core.readNamespacedSecret({
-        name: 'shoot-access-gardener-node-agent',
-        namespace: f.namespace,
-      });
-      expect(access.metadata?.labels?.[LABEL.tokenRequestorPurpose]).to.equal('token-requestor');
+      // with per-node identities the agents need no shared token: no access secret asks for one
+      const access = await core
+        .readNamespacedSecret({ name: 'shoot-access-gardener-node-agent', namespace: f.namespace })
+        .catch((e: unknown) => e);
+      expect(access).to.be.instanceOf(ApiException).and.to.have.property('code', 404);
       const cluster = await f.cluster();
       expect(cluster.metadata?.finalizers).to.include(CLUSTER_FINALIZER);
     });
@@ -418,7 +418,12 @@ describe('controller-manager against seed and shoot API servers', function () {
       const shootCore = shoot.kubeConfig.makeApiClient(CoreV1Api);
       const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
       // gate off: the legacy downloader path, applied straight into the shoot
-      const legacy = await f.start(f.config({ featureGates: { UseGardenerNodeAgent: false } }));
+      const legacy = await f.start(
+        f.config({
+          featureGates: { UseGardenerNodeAgent: false },
+          nodeAgent: { identity: 'serviceAccount' },
+        }),
+      );
       const legacyKeys = oscNames((await expectedNames(seed, f, false)).rendered.seed);
       await eventuallyPasses(async () => {
         expect((await listOscs(f)).map((o) => o.metadata.name).sort()).to.deep.equal(legacyKeys);
@@ -461,7 +466,7 @@ describe('controller-manager against seed and shoot API servers', function () {
       }
 
       // gate on: both sets until every node reports the agent
-      await f.start(f.config());
+      await f.start(f.config({ nodeAgent: { identity: 'serviceAccount' } }));
       let poolSecrets: V1Secret[] = [];
       await eventuallyPasses(async () => {
         poolSecrets = (
@@ -571,7 +576,7 @@ describe('controller-manager against seed and shoot API servers', function () {
         ).length;
       const deletesBefore = countDeletes();
       expect(deletesBefore).to.equal(1);
-      const restarted = await f.start(f.config());
+      const restarted = await f.start(f.config({ nodeAgent: { identity: 'serviceAccount' } }));
       await eventuallyPasses(async () => {
         const text = await (await fetch(`${restarted.metrics.url}/metrics`)).text();
         expect(text).to.match(

@@ -249,7 +249,11 @@ describe('direct apply of object sets into a real shoot API server (issue #6)', 
     const examples = join(import.meta.dirname, '../../examples');
     const decoded = decodeCluster(parseYaml(readFileSync(join(examples, 'cluster.yaml'), 'utf8')));
     if (!decoded.ok) throw new Error(JSON.stringify(decoded.errors));
-    const values = RenderValuesSchema.parse(parseYaml(readFileSync(join(examples, 'values.yaml'), 'utf8')));
+    // the v1.91 sets: the shared ServiceAccount's RBAC is what the migration must keep or remove
+    const values = {
+      ...RenderValuesSchema.parse(parseYaml(readFileSync(join(examples, 'values.yaml'), 'utf8'))),
+      nodeAgentIdentity: 'serviceAccount' as const,
+    };
     const render = (useGardenerNodeAgent: boolean, legacyNodes: boolean) =>
       objectSetsFromManagedResources(
         renderNodeConfiguration({

@@ -1,8 +1,9 @@
 /**
  * The contract between the renderer and the node agent: an agent running with the
  * ServiceAccount `kube-system/gardener-node-agent`, bound only by the RBAC that
- * `gardener-osc render --target shoot` produces, has every permission it needs (its OSC secret,
- * its access token, its Node, events, its Lease) and cannot read another secret.
+ * `gardener-osc render --target shoot --node-agent-identity serviceAccount` produces (the v1.91
+ * mode), has every permission it needs (its OSC secret, its access token, its Node, events, its
+ * Lease) and cannot read another secret. Per-node identities: node-agent-identity.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,9 +53,11 @@ describe('node agent with the RBAC the renderer ships', function () {
 
   it('applies, stamps its Node, renews its Lease, and gets 403 for another secret', async () => {
     // the RBAC objects of the rendered ManagedResource, applied as gardener-resource-manager would
-    const objects = render({ target: 'shoot', now: DEFAULT_NOW }).objects.filter((o) =>
-      String(o.apiVersion).startsWith('rbac.'),
-    );
+    const objects = render({
+      target: 'shoot',
+      now: DEFAULT_NOW,
+      nodeAgentIdentity: 'serviceAccount',
+    }).objects.filter((o) => String(o.apiVersion).startsWith('rbac.'));
     rbacObjects.push(...objects);
     expect(objects.map((o) => o.kind).sort()).to.deep.equal([
       'ClusterRole',

@@ -59,9 +59,11 @@ describe('rendered objects against real API servers (server-side dry run)', func
     });
   }
 
-  it('the shoot accepts every object the ManagedResources put into it, legacy ones included', async () => {
-    const { objects } = render({ target: 'shoot', now: DEFAULT_NOW, legacyNodes: true });
-    expect(objects.filter((o) => o.kind === 'Secret')).to.have.length(6);
-    expect(await dryRunApply(shoot, objects)).to.have.length(objects.length);
-  });
+  for (const nodeAgentIdentity of ['node', 'serviceAccount']) {
+    it(`the shoot accepts every object the ManagedResources put into it, legacy ones included (${nodeAgentIdentity} identities)`, async () => {
+      const { objects } = render({ target: 'shoot', now: DEFAULT_NOW, legacyNodes: true, nodeAgentIdentity });
+      expect(objects.filter((o) => o.kind === 'Secret')).to.have.length(6);
+      expect(await dryRunApply(shoot, objects)).to.have.length(objects.length);
+    });
+  }
 });

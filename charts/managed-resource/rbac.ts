@@ -36,12 +36,32 @@ export function bootstrapClusterRoleBindings(
   ];
 }
 
+/**
+ * Running nodes switch to their own identity with the token they already have (the shared agent
+ * token, or the legacy downloader's while migrating): both may request certificates, and the
+ * approver grants them only the identity of a registered Node.
+ */
+export const IDENTITY_REQUEST_BINDING = 'gardener-node-agent:request-identity';
+
+function identityRequestBinding(): Record<string, unknown> {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: IDENTITY_REQUEST_BINDING, creationTimestamp: null },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'system:node-bootstrapper' },
+    subjects: [
+      SA_SUBJECT,
+      { kind: 'ServiceAccount', name: NAME.downloader, namespace: NAMESPACE_KUBE_SYSTEM },
+    ],
+  };
+}
+
 export function nodeAgentRbac(
   oscSecretNames: readonly string[],
   identity: NodeAgentIdentityMode,
 ): Record<string, unknown>[] {
   if (identity === NODE_AGENT_IDENTITY.node)
-    return [...bootstrapClusterRoleBindings(), ...nodeAgentAdmissionPolicy()];
+    return [...bootstrapClusterRoleBindings(), identityRequestBinding(), ...nodeAgentAdmissionPolicy()];
   return [
     {
       apiVersion: `${RBAC_GROUP}/v1`,

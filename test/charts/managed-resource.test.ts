@@ -88,6 +88,7 @@ describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9
         'clusterrolebinding____system_node-bootstrapper.yaml',
         'clusterrolebinding____system_certificates.k8s.io_certificatesigningrequests_nodeclient.yaml',
         'clusterrolebinding____system_certificates.k8s.io_certificatesigningrequests_selfnodeclient.yaml',
+        'clusterrolebinding____gardener-node-agent_request-identity.yaml',
         'validatingadmissionpolicy____gardener-node-agent.yaml',
         'validatingadmissionpolicybinding____gardener-node-agent.yaml',
       ].sort(),

@@ -232,6 +232,7 @@ describe('node configuration with per-node identities', () => {
       'ClusterRoleBinding/system:node-bootstrapper',
       'ClusterRoleBinding/system:certificates.k8s.io:certificatesigningrequests:nodeclient',
       'ClusterRoleBinding/system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+      'ClusterRoleBinding/gardener-node-agent:request-identity',
       'ValidatingAdmissionPolicy/gardener-node-agent',
       'ValidatingAdmissionPolicyBinding/gardener-node-agent',
     ]);

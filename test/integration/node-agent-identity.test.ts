@@ -6,7 +6,7 @@
  * restart. What the approver refuses: a second identity for one bootstrap token, a registered
  * node's identity for a bootstrap token, someone else's subject.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -161,6 +161,35 @@ describe('node agent per-node identity', function () {
       await http.close();
     }
   });
+
+  for (const [account, path] of [
+    ['cloud-config-downloader', PATH.downloaderToken],
+    ['gardener-node-agent', PATH.nodeAgentToken],
+  ] as const) {
+    it(`a running node switches to its identity with the ${account} token it has, which is then removed if the agent's`, async () => {
+      const node = `identity-switch-${account}-${suffix}`;
+      await createNode(node, 'cpu-worker');
+      const root = join(dir, `switch-${account}`);
+      const token = (await l.shoot.kubeConfigForServiceAccount('kube-system', account)).getCurrentUser()!
+        .token!;
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), token);
+      await obtainNodeIdentity({
+        config: agentConfig(l, 'cpu-worker'),
+        root,
+        nodeName: node,
+        log: silentLogger,
+        pollIntervalMs: 200,
+      });
+      const http = new KubeHttp(await KubeconfigFileAccess.load(join(root, PATH.nodeAgentKubeconfig)));
+      try {
+        expect(await whoAmI(http)).to.deep.include({ username: `gardener.cloud:node-agent:machine:${node}` });
+      } finally {
+        await http.close();
+      }
+      expect(existsSync(join(root, path))).to.equal(account === 'cloud-config-downloader');
+    });
+  }
 
   describe('the agent with its identity', () => {
     let agent: RunningAgent | undefined;

@@ -86,8 +86,11 @@ function secrets(node: string, a: Attributes, world: NodeAgentWorld): Decision {
   if (a.namespace !== NAMESPACE_KUBE_SYSTEM || !a.name)
     return deny(`a node agent may read only named secrets in ${NAMESPACE_KUBE_SYSTEM}`);
   if (a.subresource) return deny(`a node agent may not access secrets/${a.subresource}`);
-  if (world.tokenSecretNames.includes(a.name)) return allow(`token secret ${a.name}`);
   const live = world.node(node);
+  // an identity without a Node (a machine gone, or one that never registered) reads nothing
+  if (!live && !world.recentlyIssued(node))
+    return deny(`Node ${node} is not registered and its identity is older than the bootstrap window`);
+  if (world.tokenSecretNames.includes(a.name)) return allow(`token secret ${a.name}`);
   if (live) {
     if (world.oscSecretNames(live.pool).includes(a.name))
       return allow(`OSC secret ${a.name} of pool ${live.pool}`);
@@ -95,8 +98,6 @@ function secrets(node: string, a: Attributes, world: NodeAgentWorld): Decision {
       `secret ${a.name} is neither the OSC secret of pool ${live.pool ?? '<none>'} (the pool of Node ${node}) nor a token secret of node agents`,
     );
   }
-  if (!world.recentlyIssued(node))
-    return deny(`Node ${node} is not registered and its identity is older than the bootstrap window`);
   if (world.oscSecretNames(undefined).includes(a.name))
     return allow(`OSC secret ${a.name} while Node ${node} bootstraps`);
   return deny(`secret ${a.name} is neither an OSC secret nor a token secret of node agents`);

@@ -56,6 +56,14 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-new', 'read a non-OSC secret while bootstrapping', secret('get', 'other'), false],
   [
     'node-old',
+    'read the valitail token without a Node, identity stale',
+    secret('get', 'gardener-valitail'),
+    false,
+    /bootstrap window/,
+  ],
+  ['node-new', 'read the valitail token while bootstrapping', secret('get', 'gardener-valitail'), true],
+  [
+    'node-old',
     'read an OSC secret without a Node, identity stale',
     secret('get', 'osc-p'),
     false,

@@ -1,13 +1,27 @@
 /**
  * `gardener-osc manifests --config FILE`: what a landscape applies to run the controller-manager
  * in its seed (ClusterRole with the reason of every rule, binding, ServiceAccount, the validated
- * configuration as a ConfigMap, the Deployment, the metrics Service, a PodDisruptionBudget), and
- * with `--shoot-role` the documented minimum ClusterRole for the shoot identity of `gardener-internal`.
+ * configuration as a ConfigMap, the Deployment, the metrics Service, a PodDisruptionBudget, with
+ * per-node identities the authorizer's Service), with `--shoot-role` the documented minimum
+ * ClusterRole for the shoot identity of `gardener-internal`, with `--shoot-authorization <shoot
+ * namespace>` what that shoot's kube-apiserver needs to ask the node agent authorizer.
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { formatFieldErrors, stringifyYaml, validateGardenerCoreObject } from '../api/index.js';
+import {
+  formatFieldErrors,
+  NODE_AGENT_IDENTITY,
+  stringifyYaml,
+  validateGardenerCoreObject,
+} from '../api/index.js';
 import { VERSION } from '../api/version.js';
 import {
+  authorizerUrl,
+  authorizerWebhookKubeconfig,
+  nodeAgentAuthorizationConfiguration,
+} from '../charts/controller-manager/authorization-config.js';
+import {
+  AUTHORIZER_SERVICE,
   controllerManagerObjects,
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
@@ -27,6 +41,11 @@ export interface ManifestsOptions {
   readonly priorityClass?: string;
   readonly shootRole?: boolean;
   readonly controllerRegistration?: boolean;
+  /** A shoot namespace: print its kube-apiserver's authorization configuration instead. */
+  readonly shootAuthorization?: string;
+  readonly authorizerUrl?: string;
+  readonly authorizerCa?: string;
+  readonly webhookKubeconfig?: string;
 }
 
 /** The image `npm run build:controller-manager-image` tags (push it there, or pass --image). */
@@ -40,12 +59,44 @@ export function podConfiguration(config: ReturnType<typeof loadControllerManager
   return document;
 }
 
+export const DEFAULT_WEBHOOK_KUBECONFIG = '/etc/kubernetes/node-agent-authorizer/kubeconfig';
+
+/** The shoot kube-apiserver's `--authorization-config` file and the webhook kubeconfig it names. */
+function shootAuthorization(options: ManifestsOptions, identity: string): string {
+  if (identity !== NODE_AGENT_IDENTITY.node)
+    throw new UsageError(
+      '--shoot-authorization: nodeAgent.identity is serviceAccount; agents are authorized by RBAC then',
+    );
+  if (!options.authorizerCa)
+    throw new UsageError(
+      '--shoot-authorization needs --authorizer-ca FILE: the CA of the authorizer serving certificate',
+    );
+  let caPem: string;
+  try {
+    caPem = readFileSync(options.authorizerCa, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--authorizer-ca: cannot read ${options.authorizerCa}: ${(e as Error).message}`);
+  }
+  if (!caPem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--authorizer-ca ${options.authorizerCa} holds no PEM certificate`);
+  const base = options.authorizerUrl ?? `https://${AUTHORIZER_SERVICE}.${options.namespace}.svc`;
+  if (!/^https:\/\//.test(base)) throw new UsageError(`--authorizer-url must be https://, not ${base}`);
+  const kubeconfigPath = options.webhookKubeconfig ?? DEFAULT_WEBHOOK_KUBECONFIG;
+  return [
+    nodeAgentAuthorizationConfiguration({ webhookKubeconfigPath: kubeconfigPath }),
+    authorizerWebhookKubeconfig({ url: authorizerUrl(base, options.shootAuthorization ?? ''), caPem }),
+  ]
+    .map((o) => stringifyYaml(o))
+    .join('---\n');
+}
+
 export function manifests(
   options: ManifestsOptions,
   readConfig: (path: string) => ControllerManagerConfiguration = loadControllerManagerConfiguration,
 ): string {
   const config = readConfig(options.config);
   if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode, config.nodeAgent.identity));
+  if (options.shootAuthorization) return shootAuthorization(options, config.nodeAgent.identity);
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
@@ -95,6 +146,20 @@ export function addManifestsCommand(program: Command, readStdin?: () => string):
     .option(
       '--shoot-role',
       'print the minimum ClusterRole for the shoot identity of gardener-internal instead',
+    )
+    .option(
+      '--shoot-authorization <shoot namespace>',
+      "print that shoot kube-apiserver's --authorization-config file and the authorizer webhook kubeconfig it names instead",
+    )
+    .option(
+      '--authorizer-url <url>',
+      'how kube-apiservers reach the authorizer (default: https://gardener-osc-controller-manager-authorizer.<namespace>.svc)',
+    )
+    .option('--authorizer-ca <file>', 'the CA of the authorizer serving certificate (PEM)')
+    .option(
+      '--webhook-kubeconfig <path>',
+      'where the kube-apiserver finds the webhook kubeconfig',
+      DEFAULT_WEBHOOK_KUBECONFIG,
     )
     .action((options: ManifestsOptions) => {
       process.stdout.write(manifests(options, (path) => loadControllerManagerConfiguration(path, readStdin)));

@@ -51,5 +51,10 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
 
 /** Runs the controller-manager process with the seed controllers its configuration turns on. */
 export function runControllerManager(o: ManagerOptions): Promise<RunningManager> {
+  const { nodeAgent } = o.config;
+  if (nodeAgent.identity === NODE_AGENT_IDENTITY.node && !nodeAgent.authorizer)
+    o.log.warn(
+      'nodeAgent.authorizer is not configured: node agents get their identities, but no shoot API server can ask whether they may act (docs/security.md)',
+    );
   return runManager({ ...o, controllers: seedControllers(o.config) });
 }

@@ -1,15 +1,27 @@
 /**
  * What a landscape deploys to run `gardener-osc controller-manager` in the seed: its ClusterRole
  * and binding, and the workload (workload.ts: ServiceAccount, the configuration, a Deployment with
- * two replicas and leader election, the metrics Service, a PodDisruptionBudget), plus the
- * documented minimum ClusterRole for the shoot identity of `gardener-internal`.
+ * two replicas and leader election, the metrics Service, a PodDisruptionBudget; with per-node
+ * identities the node agent authorizer's port, certificate and Service), plus the documented
+ * minimum ClusterRole for the shoot identity of `gardener-internal`.
  */
+import { basename, dirname } from 'node:path';
 import { ApiObject, App, Chart } from 'cdk8s';
-import { NODE_AGENT_IDENTITY, type NodeAgentIdentityMode, sha256Hex, stringifyYaml } from '../../api/index.js';
+import {
+  NODE_AGENT_IDENTITY,
+  type NodeAgentIdentityMode,
+  sha256Hex,
+  stringifyYaml,
+} from '../../api/index.js';
 import { type ExplainedRule, RULE_REASONS_ANNOTATION, rbacRules, ruleReasons } from './rule.js';
 import { seedRules } from './seed-rbac.js';
 import { shootRules } from './shoot-rbac.js';
-import { addWorkload } from './workload.js';
+import {
+  type AuthorizerEndpoint,
+  addWorkload,
+  authorizerServiceName,
+  authorizerTlsSecretName,
+} from './workload.js';
 
 export const CONTROLLER_MANAGER_NAME = 'gardener-osc-controller-manager';
 const RBAC = 'rbac.authorization.k8s.io';
@@ -21,6 +33,11 @@ export interface ControllerManagerChartInput {
   readonly config: Record<string, unknown> & {
     leaderElection?: { name?: string };
     server?: { metrics?: { port?: number }; healthProbes?: { port?: number } };
+    applyMode?: 'managedResource' | 'direct';
+    nodeAgent?: {
+      identity?: NodeAgentIdentityMode;
+      authorizer?: { port?: number; certFile: string; keyFile: string };
+    };
   };
   readonly replicas?: number;
   readonly priorityClassName?: string;
@@ -37,6 +54,7 @@ export interface ControllerManagerManifestInput {
   readonly configChecksum: string;
   readonly metricsPort: number;
   readonly healthPort: number;
+  readonly authorizer?: AuthorizerEndpoint;
 }
 
 function clusterRole(name: string, rules: readonly ExplainedRule[]) {
@@ -70,6 +88,11 @@ export function shootClusterRole(
   return clusterRole(`${CONTROLLER_MANAGER_NAME}-shoot-access`, shootRules(applyMode, identity));
 }
 
+/** The Secret the authorizer's serving certificate is mounted from (`tls.crt`, `tls.key`). */
+export const AUTHORIZER_TLS_SECRET = authorizerTlsSecretName(CONTROLLER_MANAGER_NAME);
+/** The Service the shoots' kube-apiservers reach the authorizer through (port 443). */
+export const AUTHORIZER_SERVICE = authorizerServiceName(CONTROLLER_MANAGER_NAME);
+
 /** The seed manifests as a cdk8s chart's objects: RBAC first, then the workload (workload.ts). */
 export function renderControllerManager(input: ControllerManagerManifestInput): Record<string, unknown>[] {
   const chart = new Chart(new App(), 'controller-manager', { disableResourceNameHashes: true });
@@ -86,6 +109,28 @@ export function renderControllerManager(input: ControllerManagerManifestInput): 
   return chart.toJson() as Record<string, unknown>[];
 }
 
+/**
+ * With per-node identities and an authorizer endpoint: its port, and where its serving
+ * certificate is mounted (one directory: one Secret is mounted there).
+ */
+function authorizerEndpoint(config: ControllerManagerChartInput['config']): AuthorizerEndpoint | undefined {
+  const nodeAgent = config.nodeAgent;
+  const authorizer =
+    nodeAgent?.identity === NODE_AGENT_IDENTITY.serviceAccount ? undefined : nodeAgent?.authorizer;
+  if (!authorizer) return undefined;
+  const dir = dirname(authorizer.certFile);
+  if (dirname(authorizer.keyFile) !== dir)
+    throw new Error(
+      'nodeAgent.authorizer: certFile and keyFile must be in one directory (one Secret is mounted there)',
+    );
+  return {
+    port: authorizer.port ?? 10443,
+    dir,
+    certFile: basename(authorizer.certFile),
+    keyFile: basename(authorizer.keyFile),
+  };
+}
+
 export function controllerManagerObjects(input: ControllerManagerChartInput): Record<string, unknown>[] {
   const configText = stringifyYaml(input.config);
   return renderControllerManager({
@@ -98,5 +143,6 @@ export function controllerManagerObjects(input: ControllerManagerChartInput): Re
     configChecksum: sha256Hex(configText),
     metricsPort: input.config.server?.metrics?.port ?? 8080,
     healthPort: input.config.server?.healthProbes?.port ?? 8081,
+    authorizer: authorizerEndpoint(input.config),
   });
 }

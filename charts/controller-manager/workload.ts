@@ -30,7 +30,22 @@ export interface WorkloadInput {
   readonly configChecksum: string;
   readonly metricsPort: number;
   readonly healthPort: number;
+  /** With per-node identities: where the node agent authorizer listens. */
+  readonly authorizer?: AuthorizerEndpoint;
 }
+
+/** The node agent authorizer's port and its serving certificate's directory and file names. */
+export interface AuthorizerEndpoint {
+  readonly port: number;
+  readonly dir: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** The Secret the authorizer's serving certificate is mounted from (`tls.crt`, `tls.key`). */
+export const authorizerTlsSecretName = (name: string) => `${name}-authorizer-tls`;
+/** The Service the shoots' kube-apiservers reach the authorizer through (port 443). */
+export const authorizerServiceName = (name: string) => `${name}-authorizer`;
 
 export function addWorkload(chart: Chart, input: WorkloadInput): void {
   const { name, namespace } = input;
@@ -129,6 +144,8 @@ export function addWorkload(chart: Chart, input: WorkloadInput): void {
   if (input.priorityClassName)
     podSpec.addJsonPatch(JsonPatch.add('/spec/template/spec/priorityClassName', input.priorityClassName));
 
+  if (input.authorizer) addAuthorizer(chart, podSpec, input.authorizer, { name, namespace, labels });
+
   const service = new kplus.Service(chart, 'metrics', {
     metadata: { name: `${name}-metrics`, namespace, labels },
     ports: [{ name: 'metrics', port: input.metricsPort, targetPort: input.metricsPort }],
@@ -140,5 +157,43 @@ export function addWorkload(chart: Chart, input: WorkloadInput): void {
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace, labels },
     spec: { maxUnavailable: 1, selector, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+  });
+}
+
+/**
+ * The node agent authorizer on every replica: its container port, its serving certificate from
+ * the TLS Secret, and the Service the shoots' kube-apiservers call (443). Patches on the
+ * Deployment, as cdk8s-plus-28 names its volumes by construct address.
+ */
+function addAuthorizer(
+  chart: Chart,
+  podSpec: ApiObject,
+  a: AuthorizerEndpoint,
+  o: { name: string; namespace: string; labels: Record<string, string> },
+): void {
+  const container = '/spec/template/spec/containers/0';
+  podSpec.addJsonPatch(
+    JsonPatch.add(`${container}/ports/-`, { name: 'authorizer', containerPort: a.port }),
+    JsonPatch.add(`${container}/volumeMounts/-`, {
+      name: 'authorizer-tls',
+      mountPath: a.dir,
+      readOnly: true,
+    }),
+    JsonPatch.add('/spec/template/spec/volumes/-', {
+      name: 'authorizer-tls',
+      secret: {
+        secretName: authorizerTlsSecretName(o.name),
+        items: [
+          { key: 'tls.crt', path: a.certFile },
+          { key: 'tls.key', path: a.keyFile },
+        ],
+      },
+    }),
+  );
+  new ApiObject(chart, 'authorizer-service', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: authorizerServiceName(o.name), namespace: o.namespace, labels: o.labels },
+    spec: { selector: o.labels, ports: [{ name: 'https', port: 443, targetPort: 'authorizer' }] },
   });
 }

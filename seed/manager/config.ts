@@ -211,6 +211,7 @@ export const DURATION_FIELDS = [
   ['controllers', 'migration', 'checkInterval'],
   ['controllers', 'rollout', 'settleTime'],
   ['controllers', 'rollout', 'checkInterval'],
+  ['nodeAgent', 'bootstrapWindow'],
   ['leaderElection', 'leaseDuration'],
   ['leaderElection', 'renewDeadline'],
   ['leaderElection', 'retryPeriod'],

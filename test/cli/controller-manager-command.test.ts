@@ -49,7 +49,7 @@ describe('gardener-osc controller-manager and manifests', function () {
     return docs.find((d) => d.kind === 'ConfigMap')!.data!['config.yaml']!;
   };
 
-  it('prints the seed manifests (golden): RBAC, the configuration, Deployment, Service, PodDisruptionBudget', () => {
+  it("prints the seed manifests (golden): RBAC, the configuration, Deployment, Service, PodDisruptionBudget, the authorizer's port, certificate and Service", () => {
     const text = manifests({
       config: example,
       namespace: 'garden',
@@ -58,6 +58,28 @@ describe('gardener-osc controller-manager and manifests', function () {
     });
     expectGolden('controller-manager/manifests.yaml', text);
     const config = parseYaml(configMapData(text)) as { applyMode: string; clusterSelector: unknown };
+    const docs = text
+      .split(/^---$/m)
+      .map((d) => parseYaml(d) as { kind: string; metadata: { name: string }; spec?: unknown });
+    const deployment = docs.find((d) => d.kind === 'Deployment') as unknown as {
+      spec: {
+        template: {
+          spec: {
+            containers: { ports: { name: string }[]; volumeMounts: { mountPath: string }[] }[];
+            volumes: { name: string; secret?: { secretName: string } }[];
+          };
+        };
+      };
+    };
+    const container = deployment.spec.template.spec.containers[0]!;
+    expect(container.ports.map((p) => p.name)).to.include('authorizer');
+    expect(container.volumeMounts.map((m) => m.mountPath)).to.include('/etc/gardener-osc-authorizer');
+    expect(deployment.spec.template.spec.volumes.map((v) => v.secret?.secretName)).to.include(
+      'gardener-osc-controller-manager-authorizer-tls',
+    );
+    expect(docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name)).to.include(
+      'gardener-osc-controller-manager-authorizer',
+    );
     expect(config.applyMode).to.equal('direct');
     expect(config.clusterSelector).to.deep.equal({
       matchLabels: { 'node-configuration.gardener.cloud/controller-manager': 'true' },
@@ -199,5 +221,34 @@ describe('gardener-osc controller-manager and manifests', function () {
     ) as { kind: string; rules: { verbs: string[] }[] };
     expect(role.kind).to.equal('ClusterRole');
     expect(role.rules.flatMap((r) => r.verbs)).to.include('escalate');
+  });
+
+  it('prints what a shoot kube-apiserver needs to ask the authorizer', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
+    try {
+      const ca = join(dir, 'ca.crt');
+      writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n');
+      const options = {
+        config: join(ROOT, 'examples/controller-manager.yaml'),
+        namespace: 'garden',
+        image: 'x',
+        replicas: '1',
+        shootAuthorization: 'shoot--dev--demo',
+        authorizerCa: ca,
+      };
+      const [config, kubeconfig] = manifests(options)
+        .split(/^---$/m)
+        .map((d) => parseYaml(d) as Record<string, unknown>);
+      expect(config).to.deep.include({ kind: 'AuthorizationConfiguration' });
+      expect(JSON.stringify(config))
+        .to.contain('"failurePolicy":"Deny"')
+        .and.to.contain("'gardener.cloud:node-agents' in request.groups");
+      expect(JSON.stringify(kubeconfig)).to.contain(
+        'https://gardener-osc-controller-manager-authorizer.garden.svc/webhooks/auth/nodeagent/shoot--dev--demo',
+      );
+      expect(() => manifests({ ...options, authorizerCa: undefined })).to.throw(/--authorizer-ca/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -37,6 +37,8 @@ interface Running {
   readonly abort: AbortController;
   readonly http: KubeHttp;
   readonly controllers: RunningController[];
+  /** The controllers of the current leadership term. */
+  readonly leaderControllers: RunningController[];
   readonly access: ShootAccess;
   cluster: Cluster;
 }
@@ -103,8 +105,16 @@ export class Shoots implements ShootRegistry {
   private readonly starting = new Map<string, { abort: AbortController; wake: () => void }>();
   private readonly stopping = new Set<Promise<void>>();
   private readonly internal: Informer<V1Secret>;
-  private readonly started: ((namespace: string) => void)[] = [];
+  private readonly started: {
+    readonly listener: (namespace: string) => void;
+    readonly until?: AbortSignal;
+  }[] = [];
+  private leader:
+    | { readonly seed: SeedContext; readonly starters: readonly ShootControllerStarter[] }
+    | undefined;
+  private readonly leaderStopping = new Set<Promise<void>>();
 
+  /** `starters` run for every shoot while it runs; `lead` adds the leader's for a term. */
   constructor(
     private readonly seed: SeedContext,
     private readonly starters: readonly ShootControllerStarter[],
@@ -116,8 +126,69 @@ export class Shoots implements ShootRegistry {
     return this.running.get(namespace)?.context;
   }
 
-  onStarted(listener: (namespace: string) => void): void {
-    this.started.push(listener);
+  /**
+   * Calls `listener` with the namespace of every shoot that runs now (a controller starting late
+   * must not miss them) or starts from now on, until `until` aborts.
+   */
+  onStarted(listener: (namespace: string) => void, until?: AbortSignal): void {
+    if (until?.aborted) return;
+    const entry = { listener, until };
+    this.started.push(entry);
+    until?.addEventListener(
+      'abort',
+      () => {
+        const i = this.started.indexOf(entry);
+        if (i >= 0) this.started.splice(i, 1);
+      },
+      { once: true },
+    );
+    for (const namespace of this.running.keys()) listener(namespace);
+  }
+
+  /**
+   * Starts `starters` for every running shoot and every shoot that starts while `leader.signal`
+   * has not aborted; they stop when it aborts (the shoots and their caches run on).
+   */
+  lead(leader: SeedContext, starters: readonly ShootControllerStarter[]): void {
+    if (leader.signal.aborted) return;
+    const term = { seed: leader, starters };
+    this.leader = term;
+    leader.signal.addEventListener(
+      'abort',
+      () => {
+        if (this.leader === term) this.leader = undefined;
+      },
+      { once: true },
+    );
+    for (const entry of this.running.values()) this.startLeaderControllers(entry);
+  }
+
+  /** Resolves once the controllers of the ended leadership term stopped. */
+  async leaderStopped(): Promise<void> {
+    await Promise.allSettled([
+      ...[...this.running.values()].flatMap((r) => r.leaderControllers.map((c) => c.stopped())),
+      ...this.leaderStopping,
+    ]);
+  }
+
+  private startLeaderControllers(entry: Running): void {
+    const term = this.leader;
+    if (!term || term.seed.signal.aborted || entry.abort.signal.aborted) return;
+    const signal = AbortSignal.any([entry.abort.signal, term.seed.signal]);
+    setMaxListeners(200, signal);
+    const context: ShootContext = { ...entry.context, signal };
+    const controllers = term.starters.map((start) => start(context, term.seed));
+    entry.leaderControllers.push(...controllers);
+    const done = (async () => {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.allSettled(controllers.map((c) => c.stopped()));
+      for (const c of controllers) {
+        const i = entry.leaderControllers.indexOf(c);
+        if (i >= 0) entry.leaderControllers.splice(i, 1);
+      }
+    })();
+    this.leaderStopping.add(done);
+    void done.finally(() => this.leaderStopping.delete(done));
   }
 
   /** Follows the Clusters and the shoots' credentials until the seed's signal aborts. */
@@ -229,13 +300,15 @@ export class Shoots implements ShootRegistry {
       abort,
       http,
       controllers: [],
+      leaderControllers: [],
       access,
       cluster,
     };
     for (const start of this.starters) entry.controllers.push(start(entry.context, this.seed));
     this.running.set(namespace, entry);
+    this.startLeaderControllers(entry);
     log.info('Started the shoot: its caches and per-shoot controllers');
-    for (const listener of this.started) listener(namespace);
+    for (const { listener } of this.started) listener(namespace);
   }
 
   private stop(namespace: string): void {
@@ -248,6 +321,7 @@ export class Shoots implements ShootRegistry {
     const done = (async () => {
       await Promise.allSettled([
         ...running.controllers.map((c) => c.stopped()),
+        ...running.leaderControllers.map((c) => c.stopped()),
         running.context.cache.stopped(),
       ]);
       await running.http.close();

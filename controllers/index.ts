@@ -2,8 +2,8 @@
  * The seed controllers of `gardener-osc controller-manager`, as its configuration selects them:
  * operatingsystemconfig, migration, token-requestor (direct mode) and os-local over the seed;
  * node-delay, rollout and token-labels per selected shoot; with per-node identities the node agent
- * CSR approver per shoot and the node agent authorizer (its endpoint, and each shoot's view).
- * seed/manager runs them while it leads.
+ * CSR approver per shoot, and on every replica the node agent authorizer (its endpoint, and each
+ * shoot's view). seed/manager runs them while it leads (the authorizer always).
  */
 import { NANOS_PER_MILLISECOND, NODE_AGENT_IDENTITY } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
@@ -41,12 +41,15 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
   shoot.push((ctx, env) => startRolloutController(ctx, env));
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
-  if (config.nodeAgent.identity === NODE_AGENT_IDENTITY.node) {
-    const authorizer = nodeAgentAuthorizer(config);
-    if (authorizer.seed) seed.push(authorizer.seed);
-    shoot.push(authorizer.shoot, startCsrApprover);
-  }
-  return { seed, shoot };
+  if (config.nodeAgent.identity !== NODE_AGENT_IDENTITY.node) return { seed, shoot };
+  shoot.push(startCsrApprover);
+  // the authorizer answers on every replica, from caches that run there too
+  const authorizer = nodeAgentAuthorizer(config);
+  return {
+    seed,
+    shoot,
+    everyReplica: { seed: authorizer.seed ? [authorizer.seed] : [], shoot: [authorizer.shoot] },
+  };
 }
 
 /** Runs the controller-manager process with the seed controllers its configuration turns on. */

@@ -1,8 +1,9 @@
 /**
  * The controller-manager process: it serves /healthz, /readyz and /metrics at once, campaigns for
  * leadership (when enabled), and while it leads runs the controllers it is given (controllers/
- * index.ts names them). Losing leadership or the signal stops every controller; `stopped`
- * resolves when all have finished.
+ * index.ts names them) over the caches of observation.ts. What serves requests runs on every
+ * replica, leading or not, and keeps the caches running for the whole process. Losing leadership
+ * stops the controllers, the signal everything; `stopped` resolves when all have finished.
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
@@ -10,25 +11,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
-import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { RESOURCE } from '../../runtime/kube/resource.js';
-import { type WatchHealth, watchHealthOf } from '../../runtime/kube/watch-health.js';
+import type { WatchHealth } from '../../runtime/kube/watch-health.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import type { Logger } from '../../runtime/logging.js';
-import { runtimeMetrics } from '../../runtime/metrics.js';
-import { FIELD_MANAGER } from '../kube/seed-writes.js';
 import type { ControllerManagerConfiguration } from './config.js';
-import {
-  type ClusterObject,
-  EVENT_COMPONENT,
-  type SeedContext,
-  type SeedControllerStarter,
-  type ShootControllerStarter,
-} from './context.js';
-import { KeyedMutex } from './keyed-mutex.js';
-import { Shoots } from './shoots.js';
+import { EVENT_COMPONENT, type SeedControllerStarter, type ShootControllerStarter } from './context.js';
+import { observe } from './observation.js';
 
 export interface ManagerOptions {
   readonly config: ControllerManagerConfiguration;
@@ -41,24 +31,23 @@ export interface ManagerOptions {
   readonly identity?: string;
 }
 
-/** The controllers to run while this process leads. */
+/** The controllers to run while this process leads, and what runs on every replica. */
 export interface ControllerSet {
   readonly seed: readonly SeedControllerStarter[];
   /** Started for each selected shoot. */
   readonly shoot: readonly ShootControllerStarter[];
+  /**
+   * What serves requests and so runs on every replica, leading or not, over the same caches (which
+   * then run on every replica too); the leader's controllers are started over them.
+   */
+  readonly everyReplica?: {
+    readonly seed?: readonly SeedControllerStarter[];
+    readonly shoot?: readonly ShootControllerStarter[];
+  };
 }
 
 export interface ControllerManagerOptions extends ManagerOptions {
   readonly controllers: ControllerSet;
-}
-
-interface RunningControllers {
-  /** Resolves once the seed cache and every controller's caches are filled (readiness). */
-  synced(): Promise<void>;
-  /** Resolves once every controller, shoot and watch stopped after the signal aborted. */
-  readonly stopped: Promise<unknown>;
-  /** The seed's watches, for readiness. */
-  readonly watches: WatchHealth;
 }
 
 export interface RunningManager {
@@ -87,12 +76,19 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
   let synced: () => Promise<void> = async () => undefined;
   let seedWatches: WatchHealth | undefined;
   let controllersDone: Promise<unknown> = Promise.resolve();
+  const everyReplica = o.controllers.everyReplica;
+  // with pieces that serve on every replica the caches run for the whole process, else per term
+  const observation =
+    everyReplica?.seed?.length || everyReplica?.shoot?.length
+      ? observe(o, registry, recorder, root.signal)
+      : undefined;
   const startControllers = (signal: AbortSignal) => {
-    const running = lead(o, registry, recorder, signal);
+    const watched = observation ?? observe(o, registry, recorder, signal);
+    const running = watched.lead(signal);
     synced = running.synced;
-    seedWatches = running.watches;
-    controllersDone = running.stopped;
-    return running.stopped;
+    seedWatches = watched.watches;
+    controllersDone = Promise.allSettled([running.stopped, observation ? undefined : watched.stopped]);
+    return controllersDone;
   };
 
   let elector: Promise<void> = Promise.resolve();
@@ -127,19 +123,21 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
     readyz: [
       {
         name: 'informer-sync',
-        // a standby replica is ready: it serves probes and waits for the lease
+        // a standby replica is ready when what it serves is (nothing but probes, or the caches
+        // it answers from); it waits for the lease
         check: async () => {
-          if (!leading) return;
+          const ready = leading ? synced() : observation?.synced();
+          if (!ready) return;
           const timeout = new Promise<never>((_, reject) =>
             setTimeout(() => reject(new Error('caches not synced')), 1_000).unref(),
           );
-          await Promise.race([synced(), timeout]);
+          await Promise.race([ready, timeout]);
         },
       },
       {
         // the seed's watches only: a shoot whose API server is away must not make the manager unready
         name: 'watches',
-        check: () => (leading ? seedWatches?.check.check() : undefined),
+        check: () => (observation?.watches ?? (leading ? seedWatches : undefined))?.check.check(),
       },
     ],
   });
@@ -156,7 +154,7 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
     root.signal.addEventListener(
       'abort',
       () => {
-        void Promise.allSettled([elector, controllersDone])
+        void Promise.allSettled([elector, controllersDone, observation?.stopped])
           .then(() => Promise.allSettled([health.close(), metricsServer.close(), eventsHttp.close()]))
           .then(() => resolve());
       },
@@ -169,57 +167,5 @@ export async function runManager(o: ControllerManagerOptions): Promise<RunningMa
     registry,
     stopped,
     stop: () => root.abort(new Error('stopped')),
-  };
-}
-
-/** While leading: the seed's client and cache, the shoots, and every controller, under `signal`. */
-function lead(
-  o: ControllerManagerOptions,
-  registry: Registry,
-  recorder: EventRecorder,
-  signal: AbortSignal,
-): RunningControllers {
-  // every informer, worker and shoot listens on the leadership signal
-  setMaxListeners(500, signal);
-  const { config, log } = o;
-  const metrics = runtimeMetrics(registry);
-  const http = new KubeHttp(o.seed);
-  const cache = new ClusterCache({ name: 'seed', http, log, metrics });
-  let shoots: Shoots | undefined;
-  const seed: SeedContext = {
-    config,
-    client: new KubeClient(http, { fieldManager: FIELD_MANAGER }),
-    cache,
-    clusters: cache.informer<ClusterObject>({ resource: RESOURCE.cluster }),
-    shoots: {
-      get: (namespace) => shoots?.get(namespace),
-      onStarted: (listener) => shoots?.onStarted(listener),
-    },
-    mutex: new KeyedMutex(),
-    recorder,
-    log,
-    metrics,
-    registry,
-    signal,
-  };
-  shoots = new Shoots(seed, o.controllers.shoot);
-  const controllers = o.controllers.seed.map((start) => start(seed));
-  shoots.start();
-  cache.start(signal);
-  const aborted = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  return {
-    synced: async () => {
-      await cache.waitForSync(signal);
-      await Promise.all(controllers.map((c) => c.synced()));
-    },
-    stopped: (async () => {
-      await aborted;
-      await Promise.allSettled([...controllers.map((c) => c.stopped()), shoots.stopped(), cache.stopped()]);
-      await http.close();
-    })(),
-    watches: watchHealthOf(http),
   };
 }

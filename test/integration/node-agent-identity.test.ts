@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { Agent, request } from 'undici';
 import {
   ANNOTATION,
   LABEL,
@@ -20,6 +21,7 @@ import {
   parseSemVer,
   readOscSecret,
 } from '../../api/index.js';
+import { runControllerManager } from '../../controllers/index.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
 import { startCertificateController } from '../../node-agent/controllers/certificate/add.js';
 import { requestNodeAgentCertificate } from '../../node-agent/identity/certificate-request.js';
@@ -36,6 +38,7 @@ import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { eventually } from '../support/eventually.js';
 import { createBootstrapToken } from './csr-signer.js';
+import { freePort } from './envtest.js';
 import { type NodeIdentityLandscape, nodeIdentityLandscape } from './node-identity-landscape.js';
 
 const SELF_SUBJECT_REVIEW = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
@@ -190,6 +193,61 @@ describe('node agent per-node identity', function () {
       expect(existsSync(join(root, path))).to.equal(account === 'cloud-config-downloader');
     });
   }
+
+  it('a standby replica answers from its own caches (the authorizer serves on every replica)', async () => {
+    const port = await freePort();
+    const standby = await runControllerManager({
+      config: l.fixture.config({
+        nodeAgent: {
+          identity: 'node',
+          authorizer: { bindAddress: '127.0.0.1', port, certFile: l.tls.certFile, keyFile: l.tls.keyFile },
+        },
+      }),
+      seed: l.fixture.seedIdentity,
+      log: silentLogger,
+      identity: 'standby',
+      healthPort: 0,
+      metricsPort: 0,
+    });
+    const agent = new Agent({ connect: { ca: l.tls.caPem } });
+    try {
+      const node = `identity-standby-${suffix}`;
+      await createNode(node, 'cpu-worker');
+      const review = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: `gardener.cloud:node-agent:machine:${node}`,
+          groups: ['gardener.cloud:node-agents'],
+          resourceAttributes: { verb: 'get', version: 'v1', resource: 'nodes', name: node },
+        },
+      };
+      const answer = await eventually(
+        'an answer of the standby',
+        async () => {
+          const res = await request(
+            `https://127.0.0.1:${port}/webhooks/auth/nodeagent/${l.fixture.namespace}`,
+            { method: 'POST', body: JSON.stringify(review), dispatcher: agent },
+          );
+          const body = (await res.body.json()) as { status?: { allowed?: boolean } };
+          return res.statusCode === 200 && body.status?.allowed === true;
+        },
+        60_000,
+        250,
+      );
+      expect(answer).to.equal(true);
+      const lease = await l.fixture.seedObjects.read({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'gardener-osc-controller-manager', namespace: l.fixture.namespace },
+      } as never);
+      expect((lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity).not.to.equal('standby');
+    } finally {
+      await agent.close();
+      standby.stop();
+      await standby.stopped;
+    }
+  });
 
   describe('the agent with its identity', () => {
     let agent: RunningAgent | undefined;

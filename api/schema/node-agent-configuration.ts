@@ -203,7 +203,15 @@ function validatePeriod(value: number | undefined, field: string): FieldError[] 
   return [];
 }
 
-function validateTokenSyncConfigs(configs: readonly TokenSyncConfig[] | undefined): FieldError[] {
+/**
+ * `ownToken`: whether the agent authenticates with the shared token, which it then must sync. With
+ * its per-node identity (`clientConnection.kubeconfig` names the identity kubeconfig) it has no
+ * shared token to sync (docs/compatibility.md I2).
+ */
+function validateTokenSyncConfigs(
+  configs: readonly TokenSyncConfig[] | undefined,
+  ownToken: boolean,
+): FieldError[] {
   const errors: FieldError[] = [];
   const seenPaths = new Set<string>();
   (configs ?? []).forEach((sync, i) => {
@@ -225,7 +233,7 @@ function validateTokenSyncConfigs(configs: readonly TokenSyncConfig[] | undefine
   const hasOwnToken = (configs ?? []).some(
     (s) => s.secretName === NODE_AGENT_TOKEN_SYNC.secretName && s.path === NODE_AGENT_TOKEN_SYNC.path,
   );
-  if (!hasOwnToken) {
+  if (ownToken && !hasOwnToken) {
     errors.push({
       type: 'Required',
       field: `${TOKEN_PATH}.syncConfigs`,
@@ -285,7 +293,8 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): Field
       detail: unsupportedKubernetesVersionMessage(text),
     });
   }
-  errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs));
+  const ownToken = c.clientConnection.kubeconfig !== PATH.nodeAgentKubeconfig;
+  errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs, ownToken));
   errors.push(...validatePeriod(c.controllers.token.syncPeriod, `${TOKEN_PATH}.syncPeriod`));
   return errors;
 }

@@ -10,6 +10,7 @@ import {
   withNodeAgentDefaults,
 } from '../../api/schema/node-agent-configuration.js';
 import { parseSemVer } from '../../api/semver.js';
+import { PATH } from '../../api/well-known/paths.js';
 import { parseYaml } from '../../api/yaml/codec.js';
 
 const TOKEN = { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' };
@@ -187,6 +188,8 @@ describe('NodeAgentConfiguration (node-side §3, seed-side §6)', () => {
       ['sync config without path', (c) => c.controllers.token.syncConfigs!.push({ secretName: '/some/secret', path: '' }), ['Required controllers.token.syncConfigs[1].path']],
       ['duplicate path', (c) => c.controllers.token.syncConfigs!.push({ secretName: 'other-secret', path: TOKEN.path }), ['Duplicate controllers.token.syncConfigs[1].path']],
       ['no sync configs', (c) => (c.controllers.token.syncConfigs = undefined), ['Required controllers.token.syncConfigs']],
+      ['per-node identity, no shared token', (c) => { c.clientConnection.kubeconfig = PATH.nodeAgentKubeconfig; c.controllers.token.syncConfigs = undefined; }, []],
+      ['another kubeconfig, no shared token', (c) => { c.clientConnection.kubeconfig = '/etc/kubeconfig'; c.controllers.token.syncConfigs = undefined; }, ['Required controllers.token.syncConfigs']],
       ['token syncPeriod 10s', (c) => (c.controllers.token.syncPeriod = 10e9), ['Invalid controllers.token.syncPeriod']],
       ['unsupported kubernetes version', (c) => (c.controllers.operatingSystemConfig.kubernetesVersion = parseSemVer('1.24.3')), ['Invalid controllers.operatingSystemConfig.kubernetesVersion']],
       ['log level', (c) => (c.logLevel = 'trace'), ['NotSupported logLevel']],

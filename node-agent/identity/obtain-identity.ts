@@ -70,6 +70,9 @@ export async function obtainNodeIdentity(o: ObtainIdentityOptions): Promise<void
   const http = new KubeHttp(
     new RestConfig({ server, ca: caPem ? Buffer.from(caPem) : undefined, tokenFile: host.path(source) }),
   );
+  // the clock's timers do not hold the process (background work must not keep a stopping agent
+  // alive), but this wait is all the agent does at its first start: it holds the process itself
+  const hold = setInterval(() => undefined, 60_000);
   try {
     o.log.info({ node: o.nodeName, credentials: source }, 'Requesting the node identity');
     const issued = await requestNodeAgentCertificate({
@@ -84,6 +87,7 @@ export async function obtainNodeIdentity(o: ObtainIdentityOptions): Promise<void
     await writeIdentityKubeconfig(host.path(PATH.nodeAgentKubeconfig), { server, caPem, ...issued });
     o.log.info({ node: o.nodeName, csr: issued.csrName }, 'Obtained the node identity');
   } finally {
+    clearInterval(hold);
     await http.close();
   }
   if (source === PATH.nodeAgentToken) await rm(host.path(source), { force: true });

@@ -83,11 +83,26 @@ async function createIgnoringConflict(api: KubernetesObjectApi, object: Kubernet
   }
 }
 
+/** Where the controller-manager serves the node agent authorizer. */
+export interface AuthorizerEndpoint {
+  readonly bindAddress: string;
+  readonly port: number;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** The shoot namespace in the seed of examples/cluster.yaml (the Cluster's name). */
+export function exampleShootNamespace(): string {
+  const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as ClusterObject;
+  return raw.metadata?.name ?? 'shoot--dev--demo';
+}
+
 export async function setUpLandscape(o: {
   seed: Envtest;
   shoot: Envtest;
   workDir: string;
   maxDelaySeconds: number;
+  authorizer: AuthorizerEndpoint;
 }): Promise<Landscape> {
   const { seed, shoot, workDir } = o;
   const seedObjects = KubernetesObjectApi.makeApiClient(seed.kubeConfig);
@@ -95,7 +110,7 @@ export async function setUpLandscape(o: {
   const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
   const shootCore = shoot.kubeConfig.makeApiClient(CoreV1Api);
   const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as ClusterObject;
-  const namespace = raw.metadata?.name ?? 'shoot--dev--demo';
+  const namespace = exampleShootNamespace();
   for (const ns of [namespace, CM_NAMESPACE])
     await createIgnoringConflict(seedObjects, {
       apiVersion: 'v1',
@@ -176,7 +191,12 @@ export async function setUpLandscape(o: {
     cluster,
     patchShoot: (mutate) => patchClusterShoot(seedObjects, namespace, mutate, 'gardener-osc-demo'),
     startControllerManager: (options) =>
-      startControllerManager({ ...options, seedKubeconfig, dir: join(workDir, 'controller-manager') }),
+      startControllerManager({
+        ...options,
+        seedKubeconfig,
+        dir: join(workDir, 'controller-manager'),
+        authorizer: o.authorizer,
+      }),
   };
 }
 
@@ -186,6 +206,7 @@ async function startControllerManager(o: {
   signal?: AbortSignal;
   seedKubeconfig: string;
   dir: string;
+  authorizer: AuthorizerEndpoint;
 }): Promise<ControllerManager> {
   const configFile = join(o.dir, `config-${o.useGardenerNodeAgent ? 'agent' : 'legacy'}.yaml`);
   writeFileSync(
@@ -197,6 +218,8 @@ async function startControllerManager(o: {
       clusterSelector: { matchLabels: { [SELECTOR_LABEL]: SELECTOR_VALUE } },
       applyMode: 'direct',
       featureGates: { UseGardenerNodeAgent: o.useGardenerNodeAgent },
+      // per-node identities (the default), with the authorizer the shoot's kube-apiserver asks
+      nodeAgent: { identity: 'node', authorizer: o.authorizer },
       // one replica: no lease to hand over when the demo restarts it with the gate on
       leaderElection: { enabled: false },
       server: { healthProbes: { port: 0 }, metrics: { port: 0 } },

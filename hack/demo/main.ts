@@ -3,8 +3,9 @@
  * kube-apiserver, `gardener-osc controller-manager` (direct apply mode, os-local) and one real
  * gardener-node-agent per node, then walks one shoot from the legacy cloud-config-downloader to
  * the agent (every node's initial apply), through a kubelet configuration change let out in waves
- * behind the health gate (`--break-rollout`: a bad one, halted at the canaries, then its fix) and
- * an access-token rotation, printing a timeline. Ends with a summary table and
+ * behind the health gate (`--break-rollout`: a bad one, halted at the canaries, then its fix), then
+ * shows what each node's own identity may do to the rest of the shoot, printing a timeline. Ends
+ * with a summary table and
  * an SVG chart of the rollout; exits 0 when every check holds. Ctrl-C (SIGINT) or SIGTERM stops
  * it, and every process, API server and temp dir is removed, whichever way it ends.
  */
@@ -64,8 +65,9 @@ async function demo(options: Options): Promise<number> {
   process.on('SIGTERM', onSignal);
   print(
     'gardener-osc demo: one shoot on a local landscape. Order: legacy downloader -> migration to the agent (every\n' +
-      "node's initial apply) -> kubelet change -> token rotation: a shoot migrates once and its first agent apply is\n" +
-      'the migration, so it comes first; the rollout and the rotation then run on the migrated fleet.',
+      "node's initial apply, each agent obtaining its own identity) -> kubelet change -> a compromised node: a shoot\n" +
+      'migrates once and its first agent apply is the migration, so it comes first; the rollout and the probes then\n' +
+      'run on the migrated fleet.',
   );
   try {
     const result = await runScenario({
@@ -121,7 +123,8 @@ const program = new Command('npm run demo --')
     'Gardener node configuration end to end on a local landscape: a seed and a shoot kube-apiserver, the ' +
       'controller-manager (direct apply mode, os-local) and one gardener-node-agent process per node. One shoot ' +
       "goes from the legacy cloud-config-downloader to the agent (every node's initial apply), through a kubelet " +
-      'change let out in waves behind the health gate, and through an access-token rotation. Prints a timeline and a ' +
+      "change let out in waves behind the health gate; then each node's own identity is tried against the rest of " +
+      'the shoot (per-node identities, the node agent authorizer). Prints a timeline and a ' +
       'summary table, writes the rollout as an SVG chart, exits 0 when every check holds (1: one failed, 2: bad ' +
       'usage, 130/143: interrupted). Ctrl-C removes every process, API server and temp dir. Needs Go on the ' +
       'first run (it builds kube-apiserver and etcd, cached afterwards).',

@@ -6,6 +6,8 @@
  * root, node name, ports (0: free ones), recorded systemd (with times) and image directory, started
  * again after `RestartSec` whenever it exits, as `Restart=always` does.
  */
+
+import { X509Certificate } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
@@ -17,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PATH, UNIT } from '../../api/index.js';
+import { PATH, parseYaml, UNIT } from '../../api/index.js';
 import { parseRecording, type RecordedSystemdOp } from '../../node-agent/systemd/recording-systemd.js';
 import { SYSTEMD_FAULTS_ENV } from '../../node-agent/systemd/systemd-faults.js';
 import { jsonLines, tail } from './landscape.js';
@@ -265,6 +267,17 @@ export class DemoNode {
   readRootFile(path: string): string | undefined {
     const file = join(this.root, path);
     return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  }
+
+  /** The user its identity kubeconfig authenticates as (its client certificate's CN), if any. */
+  identity(): string | undefined {
+    const text = this.readRootFile(PATH.nodeAgentKubeconfig);
+    if (text === undefined) return undefined;
+    const kubeconfig = parseYaml(text) as { users?: { user?: Record<string, string> }[] };
+    const data = kubeconfig.users?.[0]?.user?.['client-certificate-data'];
+    if (!data) return undefined;
+    const { subject } = new X509Certificate(Buffer.from(data, 'base64'));
+    return /^CN=(.*)$/m.exec(subject)?.[1];
   }
 
   async stop(): Promise<void> {

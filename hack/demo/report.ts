@@ -2,6 +2,7 @@
  * What the demo shows at the end, from a ScenarioResult: the checks the issue asks for, the summary
  * table (one row per node) and the rollout as an SVG chart (rollout-svg.ts). Pure functions.
  */
+import { NODE_AGENT_USER_PREFIX, nodeAgentUserName } from '../../api/index.js';
 import type { NodeInRollout, NodeResult, RolloutChange, ScenarioResult, TimelineEntry } from './scenario.js';
 
 export interface Check {
@@ -15,9 +16,9 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export function checks(r: ScenarioResult): Check[] {
   const n = r.nodes.length;
   const converged = r.nodes.filter((x) => x.rollout.checksumOk).length;
-  const tokens = r.nodes.filter((x) => x.token.ok).length;
+  const ownIdentity = r.nodes.filter((x) => x.limits.identity === nodeAgentUserName(x.name)).length;
+  const limited = r.nodes.filter((x) => x.limits.unexpected.length === 0).length;
   const legacyGone = r.nodes.filter((x) => x.migration.legacyStateRemoved).length;
-  const lastToken = Math.max(...r.nodes.map((x) => x.token.updatedAt));
   const common: Check[] = [
     {
       ok: converged === n,
@@ -40,8 +41,8 @@ export function checks(r: ScenarioResult): Check[] {
     ...common,
     ...rollout,
     {
-      ok: tokens === n,
-      text: `${tokens}/${n} token files hold the rotated token, the last ${s(lastToken - r.tokens.rotatedAt)} after the rotation`,
+      ok: ownIdentity === n && limited === n,
+      text: `${ownIdentity}/${n} agents run with their own identity (${NODE_AGENT_USER_PREFIX}<node>); with it ${limited}/${n} got exactly the ${r.limits.probes.length} expected answers: their own pool's OSC secret and Node allowed, other pools, other Nodes, cordon, taints, Leases and Events denied${limited === n ? '' : ` (${r.nodes.flatMap((x) => x.limits.unexpected.map((u) => `${x.name}: ${u}`)).join('; ')})`}`,
     },
   ];
 }
@@ -195,14 +196,14 @@ export function summaryTable(r: ScenarioResult): string {
               fix?.result ?? 'as before',
             ]
           : []),
-        `+${rel(x.token.updatedAt - r.tokens.rotatedAt)}`,
-        x.rollout.checksumOk && x.token.ok ? 'ok' : 'FAIL',
+        `${x.limits.probes - x.limits.unexpected.length}/${x.limits.probes}`,
+        x.rollout.checksumOk && x.limits.unexpected.length === 0 ? 'ok' : 'FAIL',
       ];
     });
   const pools = r.pools.map(
     (p) => `${p.name}: ${p.nodes} nodes, secret ${p.secret}, checksum ${p.checksum.slice(0, 12)}`,
   );
-  const phases = (['setup', 'legacy', 'migration', 'rollout', 'tokens'] as const)
+  const phases = (['setup', 'legacy', 'migration', 'rollout', 'limits'] as const)
     .map((p) => `${p} ${rel(r.phases[p].to - r.phases[p].from)}`)
     .join(', ');
   const label = broken ? 'bad change' : 'kubelet change';
@@ -219,7 +220,7 @@ export function summaryTable(r: ScenarioResult): string {
         label,
         'restarted',
         ...(broken ? ['fix: wave at', 'fix'] : []),
-        'token file',
+        'as expected',
         'ok',
       ],
       rows,
@@ -227,7 +228,8 @@ export function summaryTable(r: ScenarioResult): string {
     '',
     'migrated in: from node-init to its pool checksum and a fresh Lease on the node; units started: restarts of the initial apply;',
     `wave: the wave of the rollout gate that took the node; permitted: when its Node got the ${label}, from the OSC secrets' change;`,
-    `${label}: what the agent reported (held: the gate never let it out to the node); token file: updated, from the rotation.`,
+    `${label}: what the agent reported (held: the gate never let it out to the node);`,
+    "as expected: requests with the node's own identity that got the expected answer.",
     '',
     ...pools,
     `phases: ${phases}`,

@@ -6,7 +6,7 @@ import type { NodeSpec } from './node.js';
 
 export const DEFAULT_MAX_DELAY_SECONDS = 20;
 
-export type Phase = 'setup' | 'legacy' | 'migration' | 'rollout' | 'tokens' | 'summary' | 'cleanup';
+export type Phase = 'setup' | 'legacy' | 'migration' | 'rollout' | 'limits' | 'summary' | 'cleanup';
 
 export interface TimelineEntry {
   /** Milliseconds since the scenario started. */
@@ -97,7 +97,14 @@ export interface NodeResult {
     readonly changes: readonly NodeInRollout[];
     readonly checksumOk: boolean;
   };
-  readonly token: { readonly updatedAt: number; readonly ok: boolean };
+  /** Step 4: requests made with the node's own identity (steps/compromised-node.ts). */
+  readonly limits: {
+    /** The user its identity kubeconfig authenticates as. */
+    readonly identity: string;
+    readonly probes: number;
+    /** Probes whose outcome was not the expected one, with the outcome. */
+    readonly unexpected: readonly string[];
+  };
   readonly agentStarts: number;
 }
 
@@ -109,7 +116,7 @@ export interface ScenarioResult {
   readonly nodes: readonly NodeResult[];
   readonly pools: readonly { name: string; secret: string; checksum: string; nodes: number }[];
   readonly phases: Readonly<
-    Record<'setup' | 'legacy' | 'migration' | 'rollout' | 'tokens', { from: number; to: number }>
+    Record<'setup' | 'legacy' | 'migration' | 'rollout' | 'limits', { from: number; to: number }>
   >;
   readonly migration: {
     readonly statesSeen: readonly string[];
@@ -140,7 +147,8 @@ export interface ScenarioResult {
     readonly kubeletRestartsPerSecond: readonly number[];
     readonly maxKubeletRestartsInOneSecond: number;
   };
-  readonly tokens: { readonly rotatedAt: number; readonly newTokenAt: number; readonly allUpdatedAt: number };
+  /** The probes of step 4 with their expected outcome. */
+  readonly limits: { readonly probes: readonly string[] };
   readonly timeline: readonly TimelineEntry[];
 }
 

@@ -8,10 +8,22 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ANNOTATION, UNIT } from '../../api/index.js';
+import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../test/integration/envtest.js';
+import { type CsrSigner, servingCertificate, startCsrSigner } from '../../test/integration/csr-signer.js';
+import {
+  type Envtest,
+  freePort,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../test/integration/envtest.js';
 import { bundleNodeAgent } from '../build-node-agent.js';
-import { type ControllerManager, type Landscape, setUpLandscape } from './landscape.js';
+import {
+  type ControllerManager,
+  exampleShootNamespace,
+  type Landscape,
+  setUpLandscape,
+} from './landscape.js';
 import { DemoNode, type NodeSpec } from './node.js';
 import { killAllNow } from './processes.js';
 import {
@@ -59,6 +71,8 @@ export interface ScenarioRun {
 
 interface Resources {
   readonly envtests: Promise<Envtest>[];
+  /** Signs the agents' approved certificate requests, as the shoot's kube-controller-manager does. */
+  signer?: CsrSigner;
   bundling: Promise<void>;
   readonly nodes: DemoNode[];
   readonly lastResort: () => void;
@@ -116,7 +130,26 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       );
     emit('step', 'starting the seed and the shoot kube-apiserver (envtest) and bundling gardener-node-agent');
     const id = Math.random().toString(36).slice(2, 8);
-    res.envtests.push(startEnvtest({ name: `demo-${id}-seed` }), startEnvtest({ name: `demo-${id}-shoot` }));
+    // the shoot's kube-apiserver asks the controller-manager's authorizer about node agents, and
+    // NodeRestriction limits the kubelets, as on a landscape with per-node identities
+    const tls = servingCertificate(workDir);
+    const authorizer = {
+      bindAddress: '127.0.0.1',
+      port: await freePort(),
+      certFile: tls.certFile,
+      keyFile: tls.keyFile,
+    };
+    res.envtests.push(
+      startEnvtest({ name: `demo-${id}-seed` }),
+      startEnvtest({
+        name: `demo-${id}-shoot`,
+        nodeAgentAuthorizer: {
+          url: authorizerUrl(`https://127.0.0.1:${authorizer.port}`, exampleShootNamespace()),
+          caPem: tls.caPem,
+        },
+        admissionPlugins: ['NodeRestriction'],
+      }),
+    );
     for (const e of res.envtests)
       e.then(
         (env) => {
@@ -142,7 +175,12 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
         'step',
         `${role} kube-apiserver ${env.version.gitVersion} at ${env.server} (data in ${dirname(env.kubeconfigFile)})`,
       );
-    const landscape = await setUpLandscape({ seed, shoot, workDir, maxDelaySeconds });
+    res.signer = startCsrSigner(shoot);
+    emit(
+      'step',
+      "per-node identities: the shoot's kube-apiserver asks the controller-manager's node agent authorizer about agents (NodeRestriction on); a signer stands in for the kube-controller-manager's",
+    );
+    const landscape = await setUpLandscape({ seed, shoot, workDir, maxDelaySeconds, authorizer });
     const cluster = await landscape.cluster();
     emit(
       'step',
@@ -214,6 +252,7 @@ export async function tearDown(run: ScenarioRun): Promise<void> {
 
 async function release(res: Resources, workDir: string, o: ScenarioOptions): Promise<void> {
   await Promise.allSettled(res.nodes.map((n) => n.stop()));
+  await res.signer?.stop().catch(() => undefined);
   await Promise.allSettled([res.bundling, ...res.envtests.map((e) => e.then((env) => env.stop()))]);
   killAllNow();
   if (!o.keepWorkDir) rmSync(workDir, { recursive: true, force: true });

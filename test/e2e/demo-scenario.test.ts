@@ -4,8 +4,9 @@
  * child process in direct mode with os-local, one real gardener-node-agent process per node. One
  * shoot goes 1/4 from the legacy downloader 2/4 to the agent (every node's initial apply), 3/4
  * through a kubelet change let out in waves behind the health gate (and, as `--break-rollout`
- * shows, a bad one halted at the canaries, then its fix) and 4/4 through an access-token
- * rotation; then what it measured is summarised. Alongside, `npm run demo` itself is interrupted
+ * shows, a bad one halted at the canaries, then its fix) and 4/4 each node's own identity
+ * (obtained in the migration) is tried against the rest of the shoot; then what it measured is
+ * summarised. Alongside, `npm run demo` itself is interrupted
  * with SIGINT while its agents run: nothing may be left behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,20 +14,21 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
+import { PATH } from '../../api/index.js';
 import { checks, rolloutSvg, summaryTable } from '../../hack/demo/report.js';
 import {
   breakKubeletChange,
+  type CompromisedNodeOutcome,
   type MigrationOutcome,
   migrateToAgent,
+  probeCompromisedNodes,
   type RolloutOutcome,
   rollOutKubeletChange,
-  rotateAccessToken,
   runLegacyNodes,
   type ScenarioResult,
   type ScenarioRun,
   setUp,
   summarize,
-  type TokenRotationOutcome,
   tearDown,
 } from '../../hack/demo/scenario.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
@@ -131,7 +133,7 @@ describe('e2e: the demo scenario with 5 nodes', function () {
   let run: ScenarioRun;
   let migration: MigrationOutcome;
   let rollout: RolloutOutcome;
-  let tokens: TokenRotationOutcome;
+  let limits: CompromisedNodeOutcome;
   let result: ScenarioResult;
   let interrupted: Promise<InterruptedRun>;
   let interruptedChild: ChildProcess | undefined;
@@ -175,6 +177,11 @@ describe('e2e: the demo scenario with 5 nodes', function () {
       // the first apply writes every unit, the agent's own among them: it restarts itself once
       expect(node.agentRestartedItself, name).to.equal(true);
       expect(node.unitsRestarted, name).to.include('kubelet.service');
+    }
+    // each agent obtained its own identity with the downloader's token, and holds no shared token
+    for (const node of run.nodes) {
+      expect(node.identity(), node.name).to.equal(`gardener.cloud:node-agent:machine:${node.name}`);
+      expect(node.readRootFile(PATH.nodeAgentToken), node.name).to.equal(undefined);
     }
   });
 
@@ -240,16 +247,25 @@ describe('e2e: the demo scenario with 5 nodes', function () {
       if (!failed.some((f) => f.node === n.node)) expect(n.result, n.node).to.equal(undefined);
   });
 
-  it("4/4 token rotation: the access token reaches every node's token file", async () => {
-    tokens = await rotateAccessToken(run);
-    for (const [name, node] of tokens.nodes) {
-      expect(node.ok, name).to.equal(true);
-      expect(node.updatedAt, name).to.be.at.least(tokens.rotatedAt);
+  it("4/4 a compromised node: each node's identity gets its own objects and nothing that harms others", async () => {
+    limits = await probeCompromisedNodes(run);
+    expect(limits.nodes.size).to.equal(5);
+    for (const [name, node] of limits.nodes) {
+      expect(node.identity, name).to.equal(`gardener.cloud:node-agent:machine:${name}`);
+      expect(node.unexpected, name).to.deep.equal([]);
+      expect(node.probes, name).to.equal(limits.probes.length);
     }
+    expect(limits.probes).to.include.members([
+      'get OSC secret of its pool P: allowed',
+      'get OSC secret of pool Q: denied (authorization)',
+      'taint Node B NoExecute: denied (authorization)',
+      'cordon Node A: denied (admission)',
+      'create Lease kube-system/kube-controller-manager-x: denied (admission)',
+    ]);
   });
 
   it("summary: every node converged to its pool's checksum", async () => {
-    result = await summarize(run, migration, rollout, tokens);
+    result = await summarize(run, migration, rollout, limits);
     await tearDown(run);
     expect(result.nodes).to.have.length(5);
     expect(result.pools.map((p) => p.name).sort()).to.deep.equal(['arm-worker', 'cpu-worker', 'gpu-worker']);

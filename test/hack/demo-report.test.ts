@@ -61,7 +61,7 @@ function node(changes: NodeInRollout[], extra: Partial<NodeResult> = {}): NodeRe
       legacyStateRemoved: true,
     },
     rollout: { delayMs: 0, changes, checksumOk: true },
-    token: { updatedAt: 80_200, ok: true },
+    limits: { identity: `gardener.cloud:node-agent:machine:${name}`, probes: 17, unexpected: [] },
     agentStarts: 2,
     ...extra,
   };
@@ -122,7 +122,7 @@ function result(
       legacy: { from: 0, to: 1 },
       migration: { from: 0, to: 1 },
       rollout: { from: 0, to: 1 },
-      tokens: { from: 0, to: 1 },
+      limits: { from: 0, to: 1 },
     },
     migration: {
       statesSeen: ['Legacy', 'Migrating', 'CleaningUp', 'Completed'],
@@ -144,7 +144,7 @@ function result(
       kubeletRestartsPerSecond: [1, 0, 1],
       maxKubeletRestartsInOneSecond: 1,
     },
-    tokens: { rotatedAt: 80_000, newTokenAt: 80_100, allUpdatedAt: 80_300 },
+    limits: { probes: ['get OSC secret of its pool P: allowed'] },
     timeline: [],
   };
 }
@@ -243,11 +243,31 @@ describe('hack/demo: pure parts', () => {
     ).to.match(/^bad configuration applied on 2 of 3 nodes \(at most canary 1 × 1 pools = 1\)/);
   });
 
+  it('checks fail for an agent on another identity, or a request its identity should not get', () => {
+    const withLimits = (limits: NodeResult['limits']): ScenarioResult => {
+      const r = healthy(7000);
+      return { ...r, nodes: r.nodes.map((n, i) => (i === 0 ? { ...n, limits } : n)) };
+    };
+    const shared = withLimits({
+      identity: 'system:serviceaccount:kube-system:gardener-node-agent',
+      probes: 17,
+      unexpected: [],
+    });
+    expect(checks(shared).find((c) => !c.ok)?.text).to.match(/^1\/2 agents run with their own identity/);
+    const tainted = withLimits({
+      identity: 'gardener.cloud:node-agent:machine:node-01',
+      probes: 17,
+      unexpected: ['taint Node B NoExecute: allowed'],
+    });
+    expect(checks(tainted).find((c) => !c.ok)?.text).to.contain('node-01: taint Node B NoExecute: allowed');
+    expect(summaryTable(tainted)).to.match(/^node-01 .*\s16\/17\s+FAIL$/m);
+  });
+
   it('renders a table row and a chart row per node, the waves and the halt, escaping text', () => {
     const r = healthy(7000);
     const table = summaryTable(r);
     expect(table).to.match(
-      /^node-01\s+cpu-worker\s+europe-a\s+\+8\.0s\s+1\s+1\s+0\.0s\s+Succeeded\s+kubelet\.service\s+\+0\.2s\s+ok$/m,
+      /^node-01\s+cpu-worker\s+europe-a\s+\+8\.0s\s+1\s+1\s+0\.0s\s+Succeeded\s+kubelet\.service\s+17\/17\s+ok$/m,
     );
     const svg = rolloutSvg({ ...r, rollout: { ...r.rollout, change: 'a < b & "c"' } });
     expect(svg).to.contain('a &lt; b &amp; &quot;c&quot;');

@@ -105,9 +105,12 @@ export interface ServingCertificate {
   readonly dir: string;
 }
 
-/** A CA and a serving certificate for 127.0.0.1 signed by it (the authorizer's endpoint). */
-export function servingCertificate(): ServingCertificate {
-  const dir = mkdtempSync(join(tmpdir(), 'authorizer-tls-'));
+/**
+ * A CA and a serving certificate for 127.0.0.1 signed by it (the authorizer's endpoint), in a new
+ * directory under `parent`.
+ */
+export function servingCertificate(parent = tmpdir()): ServingCertificate {
+  const dir = mkdtempSync(join(parent, 'authorizer-tls-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(
     dir,

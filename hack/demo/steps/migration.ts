@@ -2,18 +2,12 @@
  * Step 2/4, migration = every node's initial apply: the controller-manager restarts with
  * `UseGardenerNodeAgent=true`; once the shoot has the agent's OSC secrets, each node runs
  * node-init's steps (copy the agent from its image, `gardener-node-agent bootstrap`), as the legacy
- * executor would start them on a real node. Each agent fetches its own token with the
- * downloader's, removes the downloader, applies its pool's OSC and reports; the legacy resources
- * go once every node reported with a fresh Lease.
+ * executor would start them on a real node. Each agent obtains its own identity (a client
+ * certificate naming its node, asked for with the downloader's token and approved by the
+ * controller-manager), removes the downloader, applies its pool's OSC and reports; the legacy
+ * resources go once every node reported with a fresh Lease.
  */
-import {
-  ANNOTATION,
-  DATA_KEY,
-  NAME,
-  NAMESPACE_KUBE_SYSTEM,
-  nodeAgentLeaseName,
-  PATH,
-} from '../../../api/index.js';
+import { ANNOTATION, NAMESPACE_KUBE_SYSTEM, nodeAgentLeaseName, PATH } from '../../../api/index.js';
 import { MIGRATION_STATE_NAME } from '../../../seed/migration-state/state.js';
 import type { NodeResult } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';
@@ -66,21 +60,18 @@ export async function migrateToAgent(run: ScenarioRun): Promise<MigrationOutcome
     return state;
   };
   const pools = await until(
-    "the agent's OSC secrets of every pool and its token in the shoot, the migration running",
+    "the agent's OSC secrets of every pool in the shoot, the migration running",
     async () => {
       const byPool = await poolSecrets(run.landscape);
-      const token = await run.landscape.shootCore
-        .readNamespacedSecret({ name: NAME.nodeAgent, namespace: NAMESPACE_KUBE_SYSTEM })
-        .catch(() => undefined);
       const state = await migrationState();
       const all = run.specs.every((s) => byPool.has(s.pool));
-      return all && token?.data?.[DATA_KEY.token] && state === 'Migrating' ? byPool : undefined;
+      return all && state === 'Migrating' ? byPool : undefined;
     },
     { timeoutMs: 120_000, signal: run.signal, intervalMs: 500 },
   ).catch(withLog(run.controllerManager!, run.controllerManagerLog));
   run.emit(
     'step',
-    `the shoot has the agent's OSC secrets (${[...pools.values()].map((p) => p.name).join(', ')}); legacy nodes keep their executor secrets`,
+    `the shoot has the agent's OSC secrets (${[...pools.values()].map((p) => p.name).join(', ')}), no shared agent token; legacy nodes keep their executor secrets`,
   );
   const agentImage = populateImages(run.imagesDir, pools.values(), run.bundle);
   run.emit(
@@ -124,9 +115,7 @@ export async function migrateToAgent(run: ScenarioRun): Promise<MigrationOutcome
         .filter((op) => op.op === 'restart')
         .map((op) => ('unit' in op ? op.unit : ''));
       const steps = [
-        node.readRootFile(PATH.nodeAgentToken) !== undefined
-          ? "fetched its own token with the downloader's"
-          : '',
+        node.identity() ? `got its own identity ${node.identity()} with the downloader's token` : '',
         node.hasLegacyState() ? '' : 'removed the downloader',
         `applied its pool's OSC (${restarted.length} units restarted)`,
       ];

@@ -8,15 +8,15 @@ import { readAuditEvents } from '../../../test/integration/envtest.js';
 import type { NodeResult, ScenarioResult } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';
 import { poolSecrets } from '../shoot-reads.js';
+import type { CompromisedNodeOutcome } from './compromised-node.js';
 import type { MigrationOutcome } from './migration.js';
 import type { RolloutOutcome } from './rollout.js';
-import type { TokenRotationOutcome } from './token-rotation.js';
 
 export async function summarize(
   run: ScenarioRun,
   migration: MigrationOutcome,
   rollout: RolloutOutcome,
-  tokens: TokenRotationOutcome,
+  limits: CompromisedNodeOutcome,
 ): Promise<ScenarioResult> {
   run.heading('summary', 'Summary');
   const finalSecrets = await poolSecrets(run.landscape);
@@ -44,12 +44,12 @@ export async function summarize(
         finalNodes.get(node.name)?.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData] ===
         finalSecrets.get(node.spec.pool)?.checksum,
     },
-    token: tokens.nodes.get(node.name)!,
+    limits: limits.nodes.get(node.name)!,
     agentStarts: node.agentStarts.length,
   }));
   const { nodes: _migrated, pools: _pools, ...migrationSummary } = migration;
   const { nodes: _rolled, ...rolloutSummary } = rollout;
-  const { nodes: _rotated, ...tokensSummary } = tokens;
+  const { nodes: _probed, ...limitsSummary } = limits;
   return {
     startedAt: run.startedAt,
     maxDelaySeconds: run.maxDelaySeconds,
@@ -64,7 +64,7 @@ export async function summarize(
     phases: run.phases as ScenarioResult['phases'],
     migration: { ...migrationSummary, legacyAccessSecretDeletes: deletes, cleanupsMetric: cleanups },
     rollout: rolloutSummary,
-    tokens: tokensSummary,
+    limits: limitsSummary,
     timeline: run.timeline,
   };
 }

@@ -153,117 +153,126 @@ const VALUES: RenderValues = {
   sshPublicKeys: ['ssh-ed25519 AAAAC3Nza current', 'ssh-ed25519 AAAAC3Nza old'],
 };
 
-export const RENDER_CORPUS: readonly RenderCase[] = [
-  {
-    name: 'example (1.29-1.31, data volume, gVisor, logging)',
-    cluster: exampleCluster(),
-    values: exampleValues(),
-    useGardenerNodeAgent: true,
-  },
-  {
-    name: 'example, gate off',
-    cluster: exampleCluster(),
-    values: exampleValues(),
-    useGardenerNodeAgent: false,
-  },
-  {
-    name: 'example, migration running',
-    cluster: exampleCluster(),
-    values: exampleValues(),
-    useGardenerNodeAgent: true,
-    legacyNodes: true,
-  },
-  {
-    name: '1.25, no CRI, IPVS + node-local DNS, many kubelet parameters, SSH off, one-dash technical ID',
-    cluster: cluster({
-      name: 'classic',
-      project: 'dev',
-      technicalId: 'shoot-dev--classic',
-      version: '1.25.16',
-      kubelet: MANY_KUBELET_PARAMETERS,
-      kubeProxyMode: 'IPVS',
-      nodeLocalDns: true,
-      ssh: false,
-      maxDelaySeconds: '120',
-      workers: [
-        worker('plain', {
-          cri: undefined,
-          sysctls: { 'net.core.somaxconn': '4096', 'vm.max_map_count': '262144' },
-        }),
-      ],
-    }),
-    values: { ...VALUES, nodeLogging: true },
-    useGardenerNodeAgent: true,
-  },
-  {
-    name: '1.26 + 1.27, pool CA bundles, IPv6 first, large machines, pool kubelet overrides',
-    cluster: cluster({
-      name: 'cas',
-      project: 'prod',
-      version: '1.26.15',
-      ipFamilies: ['IPv6'],
-      workers: [
-        worker('one', { caBundle: '-----BEGIN CERTIFICATE-----\ncG9vbC1vbmU=\n-----END CERTIFICATE-----' }),
-        worker('two', {
-          machine: { type: 'large', image: { name: 'ubuntu', version: '22.4.0' }, architecture: 'arm64' },
-          caBundle: '-----BEGIN CERTIFICATE-----\ncG9vbC10d28=\n-----END CERTIFICATE-----',
-          kubernetes: {
-            version: '1.27.13',
-            kubelet: { maxPods: 250, evictionHard: { memoryAvailable: '1Gi' } },
-          },
-          labels: { team: 'b' },
-          taints: [{ key: 'dedicated', value: 'b', effect: 'NoSchedule' }],
-        }),
-      ],
-    }),
-    values: VALUES,
-    useGardenerNodeAgent: true,
-  },
-  {
-    name: '1.28, node-local DNS without IPVS, data volume, gVisor',
-    cluster: cluster({
-      name: 'data',
-      project: 'dev',
-      version: '1.28.9',
-      nodeLocalDns: true,
-      kubelet: { evictionSoft: { memoryAvailable: '400Mi' }, protectKernelDefaults: false },
-      workers: [
-        worker('data', {
-          dataVolumes: [{ name: 'kubelet', size: '100Gi', type: 'gp3' }],
-          kubeletDataVolumeName: 'kubelet',
-          cri: { name: 'containerd', containerRuntimes: [{ type: 'gvisor' }] },
-        }),
-      ],
-    }),
-    values: VALUES,
-    useGardenerNodeAgent: true,
-  },
-  {
-    name: '1.29, gate off, no CRI, data volume',
-    cluster: cluster({
-      name: 'legacy',
-      project: 'ops',
-      version: '1.29.4',
-      workers: [
-        worker('legacy', {
-          cri: undefined,
-          dataVolumes: [{ name: 'kubelet', size: '20Gi' }],
-          kubeletDataVolumeName: 'kubelet',
-        }),
-      ],
-    }),
-    values: { ...VALUES, nodeLogging: true },
-    useGardenerNodeAgent: false,
-  },
-  {
-    name: '1.32 and 1.34 (ours beyond upstream)',
-    cluster: cluster({
-      name: 'new',
-      project: 'dev',
-      version: '1.32.3',
-      workers: [worker('a'), worker('b', { kubernetes: { version: '1.34.1' } })],
-    }),
-    values: VALUES,
-    useGardenerNodeAgent: true,
-  },
-];
+/**
+ * Every case renders the v1.91 mode of the node agents' identity (the shared ServiceAccount), the
+ * mode that claims upstream's bytes: the per-node mode differs from v1.91 on purpose
+ * (docs/compatibility.md I1-I11; its objects are judged by the goldens and the permission matrix).
+ */
+const V191_IDENTITY = { nodeAgentIdentity: 'serviceAccount' } as const;
+
+export const RENDER_CORPUS: readonly RenderCase[] = (
+  [
+    {
+      name: 'example (1.29-1.31, data volume, gVisor, logging)',
+      cluster: exampleCluster(),
+      values: exampleValues(),
+      useGardenerNodeAgent: true,
+    },
+    {
+      name: 'example, gate off',
+      cluster: exampleCluster(),
+      values: exampleValues(),
+      useGardenerNodeAgent: false,
+    },
+    {
+      name: 'example, migration running',
+      cluster: exampleCluster(),
+      values: exampleValues(),
+      useGardenerNodeAgent: true,
+      legacyNodes: true,
+    },
+    {
+      name: '1.25, no CRI, IPVS + node-local DNS, many kubelet parameters, SSH off, one-dash technical ID',
+      cluster: cluster({
+        name: 'classic',
+        project: 'dev',
+        technicalId: 'shoot-dev--classic',
+        version: '1.25.16',
+        kubelet: MANY_KUBELET_PARAMETERS,
+        kubeProxyMode: 'IPVS',
+        nodeLocalDns: true,
+        ssh: false,
+        maxDelaySeconds: '120',
+        workers: [
+          worker('plain', {
+            cri: undefined,
+            sysctls: { 'net.core.somaxconn': '4096', 'vm.max_map_count': '262144' },
+          }),
+        ],
+      }),
+      values: { ...VALUES, nodeLogging: true },
+      useGardenerNodeAgent: true,
+    },
+    {
+      name: '1.26 + 1.27, pool CA bundles, IPv6 first, large machines, pool kubelet overrides',
+      cluster: cluster({
+        name: 'cas',
+        project: 'prod',
+        version: '1.26.15',
+        ipFamilies: ['IPv6'],
+        workers: [
+          worker('one', { caBundle: '-----BEGIN CERTIFICATE-----\ncG9vbC1vbmU=\n-----END CERTIFICATE-----' }),
+          worker('two', {
+            machine: { type: 'large', image: { name: 'ubuntu', version: '22.4.0' }, architecture: 'arm64' },
+            caBundle: '-----BEGIN CERTIFICATE-----\ncG9vbC10d28=\n-----END CERTIFICATE-----',
+            kubernetes: {
+              version: '1.27.13',
+              kubelet: { maxPods: 250, evictionHard: { memoryAvailable: '1Gi' } },
+            },
+            labels: { team: 'b' },
+            taints: [{ key: 'dedicated', value: 'b', effect: 'NoSchedule' }],
+          }),
+        ],
+      }),
+      values: VALUES,
+      useGardenerNodeAgent: true,
+    },
+    {
+      name: '1.28, node-local DNS without IPVS, data volume, gVisor',
+      cluster: cluster({
+        name: 'data',
+        project: 'dev',
+        version: '1.28.9',
+        nodeLocalDns: true,
+        kubelet: { evictionSoft: { memoryAvailable: '400Mi' }, protectKernelDefaults: false },
+        workers: [
+          worker('data', {
+            dataVolumes: [{ name: 'kubelet', size: '100Gi', type: 'gp3' }],
+            kubeletDataVolumeName: 'kubelet',
+            cri: { name: 'containerd', containerRuntimes: [{ type: 'gvisor' }] },
+          }),
+        ],
+      }),
+      values: VALUES,
+      useGardenerNodeAgent: true,
+    },
+    {
+      name: '1.29, gate off, no CRI, data volume',
+      cluster: cluster({
+        name: 'legacy',
+        project: 'ops',
+        version: '1.29.4',
+        workers: [
+          worker('legacy', {
+            cri: undefined,
+            dataVolumes: [{ name: 'kubelet', size: '20Gi' }],
+            kubeletDataVolumeName: 'kubelet',
+          }),
+        ],
+      }),
+      values: { ...VALUES, nodeLogging: true },
+      useGardenerNodeAgent: false,
+    },
+    {
+      name: '1.32 and 1.34 (ours beyond upstream)',
+      cluster: cluster({
+        name: 'new',
+        project: 'dev',
+        version: '1.32.3',
+        workers: [worker('a'), worker('b', { kubernetes: { version: '1.34.1' } })],
+      }),
+      values: VALUES,
+      useGardenerNodeAgent: true,
+    },
+  ] as RenderCase[]
+).map((c) => ({ ...c, values: { ...c.values, ...V191_IDENTITY } }));

@@ -299,13 +299,16 @@ describe('controller-manager against seed and shoot API servers', function () {
           .catch(() => undefined);
         expect(denied, 'the policy denies secret writes').to.equal(true);
       }, 30_000);
-      // one worker: a Cluster that keeps failing must not hold it
+      // one worker: a Cluster that keeps failing must not hold it; the v1.91 identity mode, whose
+      // shared token's access secret is the first Secret a reconcile writes (with per-node
+      // identities the OSCs come first, and then the OS extension's writes fail)
       await healthy.start(
         healthy.config({
           controllers: {
             ...(healthy.rawConfig().controllers as Record<string, unknown>),
             operatingSystemConfig: { concurrentSyncs: 1 },
           },
+          nodeAgent: { identity: 'serviceAccount' },
         }),
       );
       const { rendered } = await expectedNames(seed, healthy);

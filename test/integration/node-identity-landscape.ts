@@ -40,7 +40,9 @@ async function start(): Promise<NodeIdentityLandscape> {
   const id = randomBytes(3).toString('hex');
   const tls = servingCertificate();
   const port = await freePort();
-  const seed = await startEnvtest({ name: 'seed' });
+  // a seed of its own: its controller-manager runs for the whole test run, and on a shared seed it
+  // would hand over (remove the finalizer of) every Cluster another suite's controller-manager selects
+  const seed = await startEnvtest({ name: 'seed-node-identity' });
   const shoot = await startEnvtest({
     name: 'shoot-node-identity',
     nodeAgentAuthorizer: {

@@ -82,6 +82,9 @@ export async function setUpShoot(shoot: Envtest): Promise<ShootForNodes> {
     sshPublicKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDrealnode real-node'],
     images: { nodeAgent: DEFAULT_IMAGE_NAME },
     nodeLogging: true,
+    // the shared ServiceAccount of v1.91: this shoot has no controller-manager to approve per-node
+    // identities (test/integration/node-agent-identity*.test.ts and the e2e cover those)
+    nodeAgentIdentity: 'serviceAccount',
   };
   const valuesFile = join(dir, 'values.yaml');
   writeFileSync(valuesFile, stringifyYaml(values));

@@ -101,6 +101,10 @@ export function manifests(
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
   if (options.controllerRegistration) {
+    if (config.nodeAgent.identity === NODE_AGENT_IDENTITY.node && config.nodeAgent.authorizer)
+      throw new UsageError(
+        '--controller-registration: its Helm chart does not serve the node agent authorizer yet (nodeAgent.authorizer); deploy the manifests `gardener-osc manifests` prints, or leave nodeAgent.authorizer out',
+      );
     const objects = controllerRegistrationObjects({
       image: options.image,
       replicas,

@@ -12,11 +12,11 @@ import { parseYaml, validateGardenerCoreObject } from '../../api/index.js';
 import { controllerManagerObjects } from '../../charts/controller-manager/controller-manager.js';
 import { controllerRegistrationObjects } from '../../charts/controller-manager/controller-registration.js';
 import { chartArchive } from '../../charts/controller-manager/helm-chart.js';
-import { loadControllerManagerConfiguration } from '../../cli/controller-manager-command.js';
 import { podConfiguration } from '../../cli/manifests-command.js';
 import { parseControllerManagerConfiguration } from '../../seed/manager/config.js';
 import { buildGoBinary } from '../support/go-binary.js';
 import { ROOT } from '../support/package-build.js';
+import { withoutAuthorizer } from '../support/without-authorizer.js';
 
 const NAMESPACE = 'extension-gardener-osc-x7k2p';
 
@@ -64,9 +64,7 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
     }));
   }
 
-  const exampleConfig = podConfiguration(
-    loadControllerManagerConfiguration(join(ROOT, 'examples/controller-manager.yaml')),
-  );
+  const exampleConfig = podConfiguration(withoutAuthorizer(join(ROOT, 'examples/controller-manager.yaml')));
   const minimal = parseControllerManagerConfiguration(
     'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nserver:\n  metrics:\n    port: 9443\n  healthProbes:\n    port: 9444\nleaderElection:\n  name: "osc-leader"\n',
   );

@@ -7,12 +7,14 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { formatGoDuration, parseYaml, stringifyYaml, validateGardenerCoreObject } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
+import { UsageError } from '../../runtime/cli/exit-codes.js';
 import {
   CONTROLLER_MANAGER_API_VERSION,
   CONTROLLER_MANAGER_KIND,
   parseControllerManagerConfiguration,
 } from '../../seed/manager/config.js';
 import { expectGolden } from '../golden.js';
+import { withoutAuthorizer } from '../support/without-authorizer.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
@@ -180,13 +182,16 @@ describe('gardener-osc controller-manager and manifests', function () {
   });
 
   it('--controller-registration prints a valid ControllerDeployment (Helm chart) and ControllerRegistration', () => {
-    const text = manifests({
+    const options = {
       config: example,
       namespace: 'garden',
       image: 'example.org/gardener-osc:v1',
       replicas: '2',
       controllerRegistration: true,
-    });
+    };
+    // its Helm chart does not serve the node agent authorizer: a configuration naming one is refused
+    expect(() => manifests(options)).to.throw(UsageError, /does not serve the node agent authorizer/);
+    const text = manifests(options, withoutAuthorizer);
     const docs = text.split(/^---$/m).map((d) => parseYaml(d) as Record<string, unknown>);
     expect(docs.map((d) => d.kind)).to.deep.equal(['ControllerDeployment', 'ControllerRegistration']);
     for (const d of docs) expect(validateGardenerCoreObject(d)).to.deep.equal([]);
@@ -204,7 +209,9 @@ describe('gardener-osc controller-manager and manifests', function () {
     expect(values.image).to.equal('example.org/gardener-osc:v1');
     expect(values.config).to.deep.equal(
       parseYaml(
-        configMapData(manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' })),
+        configMapData(
+          manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' }, withoutAuthorizer),
+        ),
       ),
     );
   });

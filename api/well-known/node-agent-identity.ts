@@ -7,6 +7,7 @@
  */
 import { ANNOTATION } from './annotations.js';
 import { LABEL } from './labels.js';
+import { NODE_AGENT_REPORT_ANNOTATIONS } from './rollout.js';
 
 export const NODE_AGENT_USER_PREFIX = 'gardener.cloud:node-agent:machine:';
 export const NODE_AGENT_GROUP = 'gardener.cloud:node-agents';
@@ -30,11 +31,17 @@ export const NODE_AGENT_LEGACY_SERVICE_ACCOUNTS = [
 /**
  * The labels and annotations of its own Node a node agent may set, change or remove; any other
  * change of its Node's metadata, spec or conditions is refused by the admission policy. One list,
- * extended where the agent starts to own another key.
+ * extended where the agent starts to own another key: its apply reports are the agent's, the
+ * rollout gate's permission (`permitted-checksum`) is the seed's and stays out, so an agent
+ * cannot let itself apply what the gate holds back.
  */
 export const NODE_AGENT_OWNED_NODE_METADATA = {
   labels: [LABEL.kubernetesVersion],
-  annotations: [ANNOTATION.checksumCloudConfigData, ANNOTATION.restartSystemdServices],
+  annotations: [
+    ANNOTATION.checksumCloudConfigData,
+    ANNOTATION.restartSystemdServices,
+    ...NODE_AGENT_REPORT_ANNOTATIONS,
+  ],
 } as const satisfies { labels: readonly string[]; annotations: readonly string[] };
 
 export function nodeAgentUserName(nodeName: string): string {

@@ -260,6 +260,7 @@ describe('e2e: the demo scenario with 5 nodes', function () {
       'get OSC secret of pool Q: denied (authorization)',
       'taint Node B NoExecute: denied (authorization)',
       'cordon Node A: denied (admission)',
+      "set Node A's rollout permission permitted-checksum (the seed's): denied (admission)",
       'create Lease kube-system/kube-controller-manager-x: denied (admission)',
     ]);
   });

@@ -5,6 +5,7 @@
  * authorizer or by admission, which the table tells apart). The same rows run for every subject,
  * so the table shows what each identity can do side by side.
  */
+import { APPLY_REPORT_ANNOTATION, PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeStatusError } from '../../runtime/kube/kube-http.js';
@@ -41,6 +42,19 @@ async function watchByName(client: KubeClient, r: Resource, name: string, namesp
 
 const nodePatch = (client: KubeClient, name: string, patch: unknown, status = false) =>
   client.mergePatch(RESOURCE.node, { name }, patch, status ? { subresource: 'status' } : {});
+
+/** An apply report as the agent writes it on its Node after an apply (api/well-known/rollout.ts). */
+const applyReport = {
+  metadata: {
+    annotations: {
+      [APPLY_REPORT_ANNOTATION.checksum]: 'matrix',
+      [APPLY_REPORT_ANNOTATION.result]: 'Succeeded',
+      [APPLY_REPORT_ANNOTATION.reason]: 'Applied',
+      [APPLY_REPORT_ANNOTATION.message]: 'permission matrix',
+      [APPLY_REPORT_ANNOTATION.time]: '2026-12-01T00:00:00Z',
+    },
+  },
+};
 
 const secretBody = (name: string, namespace: string) => ({ metadata: { name, namespace }, data: {} });
 const leaseBody = (name: string, namespace = SYSTEM) => ({
@@ -104,6 +118,15 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
       nodePatch(c, t.nodeA, { metadata: { annotations: { 'checksum/cloud-config-data': 'matrix' } } }),
   },
   {
+    request: 'report an apply on Node A (owned)',
+    run: (c, t) => nodePatch(c, t.nodeA, applyReport),
+  },
+  {
+    request: "set Node A's rollout permission permitted-checksum (the seed's)",
+    run: (c, t) =>
+      nodePatch(c, t.nodeA, { metadata: { annotations: { [PERMITTED_CHECKSUM_ANNOTATION]: 'matrix' } } }),
+  },
+  {
     request: 'label Node A worker.gardener.cloud/pool (not owned)',
     run: (c, t) => nodePatch(c, t.nodeA, { metadata: { labels: { 'worker.gardener.cloud/pool': 'other' } } }),
   },
@@ -135,6 +158,10 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
     request: 'annotate Node B (same pool)',
     run: (c, t) =>
       nodePatch(c, t.nodeB, { metadata: { annotations: { 'checksum/cloud-config-data': 'matrix' } } }),
+  },
+  {
+    request: 'report an apply on Node B (same pool)',
+    run: (c, t) => nodePatch(c, t.nodeB, applyReport),
   },
   {
     request: 'taint Node B NoExecute',

@@ -36,7 +36,12 @@ export const PROBES: readonly { readonly request: string; readonly expected: Out
   { request: 'label Node A worker.gardener.cloud/pool (not owned)', expected: 'denied (admission)' },
   { request: 'cordon Node A', expected: 'denied (admission)' },
   { request: 'set Ready=False on Node A', expected: 'denied (admission)' },
+  {
+    request: "set Node A's rollout permission permitted-checksum (the seed's)",
+    expected: 'denied (admission)',
+  },
   { request: 'annotate Node B (same pool)', expected: 'denied (authorization)' },
+  { request: 'report an apply on Node B (same pool)', expected: 'denied (authorization)' },
   { request: 'taint Node B NoExecute', expected: 'denied (authorization)' },
   { request: 'set Ready=False on Node C (pool Q)', expected: 'denied (authorization)' },
   { request: 'list all Nodes', expected: 'denied (authorization)' },

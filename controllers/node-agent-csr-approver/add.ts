@@ -4,6 +4,8 @@
  * with per-node identities. It writes nothing but the approval of node agent requests; other
  * requests (the kubelets', anyone else's) are left to their own approvers.
  */
+
+import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
 import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
 import {
@@ -54,10 +56,7 @@ export function startCsrApprover(shoot: ShootContext, env: ProcessContext): Runn
   );
   synced.catch(() => undefined);
   const stopped = (async () => {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await whenAborted(signal);
     unsubscribe();
     await controller.stopped();
   })();

@@ -7,7 +7,7 @@
  * newest; unguarded; `gate: off` is today's behaviour.
  */
 import { expect } from 'chai';
-import { PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
+import { PERMITTED_CHECKSUM_ANNOTATION, ROLLOUT_CLUSTER_ANNOTATION } from '../../api/index.js';
 import { rolloutStatus } from '../../cli/rollout-command.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { SELECTOR_LABEL } from './controller-manager-fixture.js';
@@ -254,17 +254,26 @@ describe('rollout gate against real API servers and agents', function () {
   });
 
   it('a node joining mid-rollout takes the newest configuration at once', async () => {
-    const v160 = await l.setOsc(cpu, kubeletOsc(160));
-    await l.poolWhen(cpu, 'the canary', (p) => p.target === v160 && p.wave === 1);
-    const joined = await l.addNode('c5', cpu, 'b');
-    await eventually(
-      'the new node on the newest configuration',
-      async () => (await l.applied(joined.name)) === v160,
-      60_000,
-    );
-    expect((await l.status()).get(cpu)!.wave, 'while the canary still settles').to.equal(1);
-    const done = await l.poolWhen(cpu, 'done', (p) => p.target === v160 && p.phase === 'Completed');
-    expect(done).to.include({ updated: 5, failed: 0 });
+    // The canary settles long enough for the new node to apply within it, however slow the
+    // machine: the node must not wait for a wave of its own.
+    const SETTLE_TIME = ROLLOUT_CLUSTER_ANNOTATION.settleTime;
+    await l.patchCluster({ annotations: { [SETTLE_TIME]: '60s' } });
+    try {
+      const v160 = await l.setOsc(cpu, kubeletOsc(160));
+      await l.poolWhen(cpu, 'the canary', (p) => p.target === v160 && p.wave === 1);
+      const joined = await l.addNode('c5', cpu, 'b');
+      await eventually(
+        'the new node on the newest configuration',
+        async () => (await l.applied(joined.name)) === v160,
+        60_000,
+      );
+      expect((await l.status()).get(cpu)!.wave, 'while the canary still settles').to.equal(1);
+      await l.patchCluster({ annotations: { [SETTLE_TIME]: null } });
+      const done = await l.poolWhen(cpu, 'done', (p) => p.target === v160 && p.phase === 'Completed');
+      expect(done).to.include({ updated: 5, failed: 0 });
+    } finally {
+      await l.patchCluster({ annotations: { [SETTLE_TIME]: null } });
+    }
   });
 
   it('unguarded: a halted rollout goes on without the gate; a fix then reaches every failed node first', async () => {

@@ -7,18 +7,26 @@
  * the report gives the median and p90 wall time and the ratio of the medians to `node -e 0`.
  *
  *   npx tsx hack/bench/cli-start.ts [--runs 15] > hack/bench/cli-start.out.txt
+ *
+ * About a minute at the defaults (plus the image executable's build when it is not cached);
+ * `--quick` runs each command once.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildControllerManagerExecutable } from '../build-controller-manager-image.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' } } });
+const { values, quick } = benchCommandLine({
+  script: 'hack/bench/cli-start.ts',
+  duration:
+    'About a minute at the defaults, plus the image executable build when it is not cached; --quick runs each command once.',
+  options: { runs: { type: 'string', default: '15', quick: '1' } },
+});
 const RUNS = Number(values.runs);
-if (!Number.isInteger(RUNS) || RUNS < 3) throw new Error('--runs must be an integer >= 3');
+if (!Number.isInteger(RUNS) || RUNS < (quick ? 1 : 3)) throw new Error('--runs must be an integer >= 3');
 
 const build = spawnSync(process.execPath, [join(ROOT, 'hack/build-package.mjs')], { stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
@@ -79,6 +87,7 @@ const load1 = loadavg();
 const base = quantile(samples.get(COMMANDS[0]!.name)!, 0.5);
 const print = (line = '') => process.stdout.write(`${line}\n`);
 print(`# CLI start time (hack/bench/cli-start.ts), ${new Date().toISOString()}`);
+if (quick) print(QUICK_NOTICE);
 print();
 print(
   `node ${process.version}, ${cpus().length} CPUs, load average ${load0.map((l) => l.toFixed(2)).join(' / ')} at the start, ` +

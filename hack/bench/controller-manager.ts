@@ -24,7 +24,10 @@
  * two are measured on the same machine under the same load. Both run as compiled JavaScript.
  *
  *   npx tsx hack/bench/controller-manager.ts [--shoots 1,10,50] [--nodes-per-pool 100]
- *     [--idle 5m] [--baseline REV]
+ *     [--idle 5m] [--baseline REV] [--quick]
+ *
+ * About 40 minutes at the defaults (twice that with `--baseline`); `--quick` (1 shoot, 2 Nodes per
+ * pool, a 10 s idle window) about 2 minutes.
  *
  * The steps for each scale and program, in order (runScenario below): start the landscape (a seed
  * and a shoot API server with audit logs, the RBAC the chart renders), create the shoots, first
@@ -45,11 +48,13 @@ import {
   IDLE,
   IDLE_MS,
   NODES_PER_POOL,
+  QUICK,
   RECONCILE_TIMEOUT_MS,
   SCALES,
 } from './controller-manager/options.js';
 import { type Result, report } from './controller-manager/report.js';
 import { describeRequests, managerRequests, watchStreams } from './controller-manager/requests.js';
+import { QUICK_NOTICE } from './support/command-line.js';
 import { cpuSeconds, idleProcessRss, procStatus } from './support/process.js';
 import { type Program, programAt, ROOT } from './support/revision.js';
 import { Cleanups, mib, now, print, progress, until } from './support/run.js';
@@ -214,6 +219,7 @@ async function main(cleanups: Cleanups): Promise<void> {
   delete process.env.TEST_SHOOT_KUBECONFIG;
   const load0 = loadavg();
   print(`# controller-manager benchmark (hack/bench/controller-manager.ts), ${new Date().toISOString()}`);
+  if (QUICK) print(QUICK_NOTICE);
   print();
   print(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average at start ` +

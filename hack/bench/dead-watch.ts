@@ -3,7 +3,8 @@
  * noticed and re-opened with the default heartbeat, against a real kube-apiserver behind a proxy
  * that freezes connections; and how often the API server sends bookmarks on an idle watch (the
  * heartbeat the detection relies on). Real time throughout: about 6 minutes.
- * `npx tsx hack/bench/dead-watch.ts > hack/bench/dead-watch.out.txt`.
+ * `npx tsx hack/bench/dead-watch.ts > hack/bench/dead-watch.out.txt`; `--quick` (one trial frozen
+ * after 1 s, a 3 s heartbeat) takes about 20 seconds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
@@ -14,8 +15,23 @@ import { DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS } from '../../runtime/kube/list-watc
 import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
 import { viaProxy } from '../../test/integration/via-proxy.js';
 import { FreezingProxy } from '../../test/support/freezing-proxy.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
-const TRIALS = 3;
+const { values: flags, quick } = benchCommandLine({
+  script: 'hack/bench/dead-watch.ts',
+  duration:
+    'About 6 minutes at the defaults; --quick (one trial frozen after 1 s, a 3 s heartbeat) about 20 seconds.',
+  options: {
+    trials: { type: 'string', default: '3', quick: '1' },
+    heartbeat: { type: 'string', default: `${DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS / 1000}`, quick: '3' },
+  },
+});
+const TRIALS = Number(flags.trials);
+const HEARTBEAT_MS = Number(flags.heartbeat) * 1000;
+if (!Number.isInteger(TRIALS) || TRIALS < 1 || !(HEARTBEAT_MS > 0))
+  throw new Error('--trials takes a positive integer, --heartbeat a positive number of seconds');
+/** When a trial freezes the connection after the watch opened: at a random point of a minute. */
+const frozenAfter = () => (quick ? 1_000 : 5_000 + Math.round(Math.random() * 60_000));
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -51,11 +67,12 @@ async function main(): Promise<void> {
       http: new KubeHttp(viaProxy(env.kubeConfig, proxy)),
       path: `/api/v1/namespaces/${namespace}/secrets`,
       fieldSelector: 'metadata.name=dead-watch',
+      heartbeatTimeoutMs: HEARTBEAT_MS,
     });
     const stop = new AbortController();
     informer.start(stop.signal);
     await informer.waitForSync();
-    const frozenAfterMs = 5_000 + Math.round(Math.random() * 60_000);
+    const frozenAfterMs = frozenAfter();
     await sleep(frozenAfterMs);
     proxy.freeze(); // open connections go silent; new ones work (a new NAT entry)
     const frozenAt = Date.now();
@@ -82,9 +99,10 @@ async function main(): Promise<void> {
 
   const gaps = bookmarks.slice(1).map((b, i) => (b - bookmarks[i]!) / 1000);
   out('# dead-watch benchmark (hack/bench/dead-watch.ts)');
+  if (quick) out(QUICK_NOTICE);
   out();
   out(
-    `kube-apiserver ${env.version.gitVersion}; default heartbeat ${DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS / 1000} s; node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+    `kube-apiserver ${env.version.gitVersion}; heartbeat ${HEARTBEAT_MS / 1000} s (the default: ${DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS / 1000} s); node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
   );
   out();
   out(

@@ -7,13 +7,21 @@
  *
  * The agent runs as its own process (by default the esbuild bundle that ships inside the
  * executable, built from the current sources into a temp dir; `--agent tsx` runs
- * node-agent/cli/main.ts under the tsx loader instead) with the ServiceAccount token the rendered
- * RBAC binds, the rendered OSC of the example's first worker pool plus one probe unit whose content
- * each update changes, `--systemd=record:FILE` and image files from a directory. Requests are
- * counted from the apiserver's audit log by the agent's username.
+ * node-agent/cli/main.ts under the tsx loader instead) with the rendered OSC of the example's first
+ * worker pool plus one probe unit whose content each update changes, `--systemd=record:FILE` and
+ * image files from a directory. It authenticates as the rendering's identity mode says:
+ * `--identity node` (the default) with its own client certificate, which it asks for at start and
+ * the seed's approver approves (the API server asks the seed's node agent authorizer about each of
+ * its requests: node-agent/node-identity-seed.ts); `--identity serviceAccount` with the v1.91
+ * ServiceAccount token the rendered RBAC binds. Requests are counted from the apiserver's audit log
+ * by the agent's usernames.
  *
- *   npx tsx hack/bench/node-agent.ts [--window 10m] [--updates 100] [--settle 30s] [--agent bundle|tsx]
- *     [--nodes 5000] [--secrets 5000] [--node-flags="--max-semi-space-size=1"]
+ *   npx tsx hack/bench/node-agent.ts [--identity node|serviceAccount] [--window 10m] [--updates 100]
+ *     [--settle 30s] [--agent bundle|tsx] [--nodes 5000] [--secrets 5000]
+ *     [--node-flags="--max-semi-space-size=1"] [--quick]
+ *
+ * About 25 minutes at the defaults; `--quick` (3 updates per phase, 10 Nodes and Secrets, a 5 s
+ * window) about a minute, a smoke run whose figures mean nothing.
  *
  * The steps, in order (main below): prepare the agent's program, calibrate, start the API server,
  * deploy what the seed deploys for one node, watch as a bystander, start the agent until its first
@@ -24,6 +32,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NODE_AGENT_IDENTITY } from '../../api/index.js';
 import { bundleNodeAgent } from '../build-node-agent.js';
 import { clientNodeRoundtrips, getRoundtrips } from './node-agent/admin-api.js';
 import {
@@ -50,9 +59,11 @@ import {
   populateCluster,
   startUntilFirstApply,
 } from './node-agent/measure.js';
+import { nodeIdentitySeed } from './node-agent/node-identity-seed.js';
 import { OPTIONS } from './node-agent/options.js';
 import { report } from './node-agent/report.js';
 import { AuditLog } from './support/audit.js';
+import { QUICK_NOTICE } from './support/command-line.js';
 import { idleProcessRss, procStatus } from './support/process.js';
 import { ROOT } from './support/revision.js';
 import { Cleanups, now, print, progress, thousands } from './support/run.js';
@@ -114,6 +125,7 @@ async function calibrateGets(cluster: Cluster, node: NodeUnderTest) {
 
 function printHeader(): void {
   print(`# node agent benchmark (hack/bench/node-agent.ts), ${new Date().toISOString()}`);
+  if (OPTIONS.quick) print(QUICK_NOTICE);
   print();
   print(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average at start ` +
@@ -123,7 +135,7 @@ function printHeader(): void {
       'read them against the calibrations of the same run',
   );
   print(
-    `options: window ${OPTIONS.window}, updates ${OPTIONS.updates} per phase, settle ${OPTIONS.settle}, ` +
+    `options: identity ${OPTIONS.identity}, window ${OPTIONS.window}, updates ${OPTIONS.updates} per phase, settle ${OPTIONS.settle}, agent apply settle ${OPTIONS.applySettle}, ` +
       `${thousands(OPTIONS.nodes)} Nodes + ${thousands(OPTIONS.secrets)} Secrets (concurrency ${OPTIONS.concurrency}), agent: ${OPTIONS.agentMode}` +
       (OPTIONS.nodeFlags.length > 0 ? `, agent node flags: ${OPTIONS.nodeFlags.join(' ')}` : ''),
   );
@@ -140,7 +152,9 @@ async function main(): Promise<void> {
 
   const agentArgs = await prepareAgentProgram(dir);
   const idleProcesses = await calibrateIdleProcesses(dir);
-  const cluster = await startApiServer(cleanups);
+  const identitySeed =
+    OPTIONS.identity === NODE_AGENT_IDENTITY.node ? await nodeIdentitySeed(cleanups) : undefined;
+  const cluster = await startApiServer(cleanups, identitySeed);
   const node = await deployWhatTheSeedDeploys(cluster, dir, runId, cleanups);
   const seen = await watchAsABystander(cluster, node, cleanups);
   const gets = await calibrateGets(cluster, node);
@@ -185,7 +199,7 @@ async function main(): Promise<void> {
     exitCode,
     agentStarts: agent.starts,
     username: node.username,
-    requests: new AuditLog(cluster.env.auditLogPath).requests((u) => u === node.username),
+    requests: new AuditLog(cluster.env.auditLogPath).requests((u) => node.usernames.includes(u)),
     phases: phases.list,
   });
 }

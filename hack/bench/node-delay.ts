@@ -4,7 +4,8 @@
  * longest same-zone run and the most restarts overlapping when each takes 5 s; our assignment
  * (controllers/node-delay) next to upstream's formula (index in the name-sorted list), on the same
  * event sequence in the same run. Seeded, so the figures repeat exactly (only timings vary).
- * `npx tsx hack/bench/node-delay.ts > hack/bench/node-delay.out.txt`.
+ * `npx tsx hack/bench/node-delay.ts > hack/bench/node-delay.out.txt` (about a minute; `--quick`: 20
+ * nodes and 20 events per scenario, a few seconds).
  */
 import { upstreamDelays } from '../../api/index.js';
 import {
@@ -14,6 +15,17 @@ import {
   sameZoneNeighbours,
   smallestGap,
 } from '../../controllers/node-delay/index.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
+
+const { values: flags, quick } = benchCommandLine({
+  script: 'hack/bench/node-delay.ts',
+  duration: 'About a minute at the defaults; --quick (20 nodes, 20 events) a few seconds.',
+  options: { nodes: { type: 'string', default: '1000', quick: '20' } },
+});
+/** The pool's size at the start of each scenario; the events scale with it. */
+const NODES = Number(flags.nodes);
+if (!Number.isInteger(NODES) || NODES < 10) throw new Error('--nodes must be an integer >= 10');
+const scaled = (n: number) => Math.round((n * NODES) / 1000);
 
 const S = 1e9;
 const MAX = 300 * S;
@@ -173,18 +185,24 @@ function scenario(naming: Naming, start: number, events: number, pJoin: (i: numb
 }
 
 console.log('# node-delay benchmark (hack/bench/node-delay.ts)');
+if (quick) console.log(QUICK_NOTICE);
 console.log(
   `\nwindow 0s..5m, restarts of 5 s, 3 zones, seed fixed; node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
 );
 console.log('patches of other nodes = nodes other than the joining/leaving one whose delay changes');
 
 for (const naming of ['subnet', 'random'] as const) {
-  const run = scenario(naming, 1000, 1000, () => 0.5);
+  const run = scenario(naming, NODES, NODES, () => 0.5);
   const label =
     naming === 'subnet'
       ? 'AWS-style names from per-zone subnets (name order groups zones)'
       : 'random machine names (zone not in the name)';
-  report(`1,000 nodes, single joins and leaves, ${label}`, run.oursSamples, run.upstreamSamples, run.times);
+  report(
+    `${NODES.toLocaleString('en-US')} nodes, single joins and leaves, ${label}`,
+    run.oursSamples,
+    run.upstreamSamples,
+    run.times,
+  );
   console.log(
     `\ninitial assignment: longest same-zone run ours ${run.initial.ours.run}, upstream ${run.initial.upstream.run}; ` +
       `events moving more than 3 others (ours): ${run.respreads}; nodes at the end: ${run.end}`,
@@ -194,10 +212,10 @@ for (const naming of ['subnet', 'random'] as const) {
 {
   // Growth past a power of two and shrinkage below the next lower one: the grid doubles (free)
   // and halves twice (1024 → 512 needs n ≤ 512).
-  const run = scenario('random', 1000, 1850, (i) => (i < 600 ? 0.9 : 0.1));
+  const run = scenario('random', NODES, scaled(1850), (i) => (i < scaled(600) ? 0.9 : 0.1));
   const others = run.oursSamples.map((s) => s.others);
   report(
-    '1,000 → about 1,480 → about 480 nodes (grid doubles, then halves twice), random names',
+    `${NODES.toLocaleString('en-US')} → about ${scaled(1480).toLocaleString('en-US')} → about ${scaled(480)} nodes (grid doubles, then halves twice), random names`,
     run.oursSamples,
     run.upstreamSamples,
     run.times,

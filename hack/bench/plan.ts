@@ -3,13 +3,24 @@
  * kubelet `maxPods` changes, in one process (ms per pool, median of several rounds), next to a
  * calibration measured in the same run: rendering the same two shoots for the shoot side, which a
  * plan must do anyway. The ratio is what planning (the agent's planner, diffs, summaries) adds.
- * `npx tsx hack/bench/plan.ts > hack/bench/plan.out.txt`.
+ * `npx tsx hack/bench/plan.ts > hack/bench/plan.out.txt` (about 40 seconds; `--quick`: 1 pool, one
+ * round, a few seconds).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseYaml } from '../../api/index.js';
 import { planSources } from '../../cli/plan-command.js';
 import { DEFAULT_NOW, renderSource } from '../../cli/render-command.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
+
+const { values: flags, quick } = benchCommandLine({
+  script: 'hack/bench/plan.ts',
+  duration: 'About 40 seconds at the defaults; --quick (1 pool, one round) a few seconds.',
+  options: { pools: { type: 'string', default: '1,10,100', quick: '1' } },
+});
+const POOLS = flags.pools.split(',').map(Number);
+if (POOLS.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error('--pools takes positive integers separated by commas');
 
 const ROOT = join(import.meta.dirname, '../..');
 type Raw = {
@@ -46,11 +57,12 @@ function time(fn: () => void): number {
 }
 
 console.log(`# plan benchmark, ${new Date().toISOString()}, node ${process.version}`);
+if (quick) console.log(QUICK_NOTICE);
 console.log('pools | plan ms/pool (median) | calibration: two shoot renders ms/pool | ratio | changed pools');
-for (const pools of [1, 10, 100]) {
+for (const pools of POOLS) {
   const current = clusterWithPools(pools, 110);
   const next = clusterWithPools(pools, 120);
-  const rounds = pools === 100 ? 5 : 15;
+  const rounds = quick ? 1 : pools === 100 ? 5 : 15;
   const planTimes: number[] = [];
   const renderTimes: number[] = [];
   let changed = 0;

@@ -2,7 +2,8 @@
  * Rendering cost: shoots with 1, 10 and 100 worker pools rendered in one process (milliseconds
  * per pool, median of several rounds; peak RSS), next to a calibration measured in the same run
  * (serialising the same objects as plain JSON), and the CLI's wall time on the example.
- * `npx tsx hack/bench/render.ts > hack/bench/render.out.txt`.
+ * `npx tsx hack/bench/render.ts > hack/bench/render.out.txt` (about 30 seconds; `--quick`: 1 pool,
+ * one round, a few seconds).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,20 @@ import { join } from 'node:path';
 import { decodeCluster, parseRfc3339, parseYaml, stringifyYaml } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { RenderValuesSchema } from '../../charts/values/render-values.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
+
+const { values: flags, quick } = benchCommandLine({
+  script: 'hack/bench/render.ts',
+  duration: 'About 30 seconds at the defaults; --quick (1 pool, one round, one CLI run) a few seconds.',
+  options: {
+    pools: { type: 'string', default: '1,10,100', quick: '1' },
+    'cli-runs': { type: 'string', default: '5', quick: '1' },
+  },
+});
+const POOLS = flags.pools.split(',').map(Number);
+const CLI_RUNS = Number(flags['cli-runs']);
+if (POOLS.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(CLI_RUNS) || CLI_RUNS < 1)
+  throw new Error('--pools takes positive integers separated by commas, --cli-runs a positive integer');
 
 const ROOT = join(import.meta.dirname, '../..');
 const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as {
@@ -39,13 +54,14 @@ function time(fn: () => void): number {
 }
 
 console.log(`# render benchmark, ${new Date().toISOString()}, node ${process.version}`);
+if (quick) console.log(QUICK_NOTICE);
 console.log(
   'pools | render+yaml ms/pool (median) | calibration: JSON.stringify ms/pool | ratio | objects | yaml bytes',
 );
 let peakRss = process.memoryUsage().rss;
-for (const pools of [1, 10, 100]) {
+for (const pools of POOLS) {
   const cluster = clusterWithPools(pools);
-  const rounds = pools === 100 ? 5 : 15;
+  const rounds = quick ? 1 : pools === 100 ? 5 : 15;
   const renderTimes: number[] = [];
   const jsonTimes: number[] = [];
   let objects = 0;
@@ -82,7 +98,7 @@ console.log(`peak RSS of this process: ${(peakRss / 1024 / 1024).toFixed(0)} MiB
 
 const cliTimes: number[] = [];
 const baseTimes: number[] = [];
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < CLI_RUNS; i++) {
   cliTimes.push(
     time(() =>
       execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/main.ts'), 'render'], {
@@ -98,5 +114,5 @@ for (let i = 0; i < 5; i++) {
   );
 }
 console.log(
-  `CLI render of examples/cluster.yaml: ${median(cliTimes).toFixed(0)} ms wall (median of 5); calibration, node with the tsx loader doing nothing: ${median(baseTimes).toFixed(0)} ms`,
+  `CLI render of examples/cluster.yaml: ${median(cliTimes).toFixed(0)} ms wall (median of ${CLI_RUNS}); calibration, node with the tsx loader doing nothing: ${median(baseTimes).toFixed(0)} ms`,
 );

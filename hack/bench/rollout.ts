@@ -10,14 +10,14 @@
  * Then the same decisions at the defaults (max delay 5 min, settle 60 s, agent settle 10 s) in
  * simulated time, with `decidePool` itself.
  * `npx tsx hack/bench/rollout.ts > hack/bench/rollout.out.txt` (about 10 minutes; `--model-only`:
- * the simulated part alone, in seconds).
+ * the simulated part alone, in seconds; `--quick`: 6 nodes, max delay 10 s, settle 2 s, about
+ * 2 minutes).
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import {
   type ApplyReport,
@@ -46,10 +46,26 @@ import { runManager } from '../../seed/manager/run-manager.js';
 import { createShootFixture } from '../../test/integration/controller-manager-fixture.js';
 import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../../test/integration/rollout-fixture.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
-const NODES = 100;
-const WINDOW_S = 60;
-const SETTLE = '10s';
+const { values: args, quick } = benchCommandLine({
+  script: 'hack/bench/rollout.ts',
+  duration:
+    'About 10 minutes at the defaults; --model-only (the simulated part) seconds; --quick (6 nodes, max delay 10 s, settle 2 s) about 2 minutes.',
+  options: {
+    nodes: { type: 'string', default: '100', quick: '6' },
+    'max-delay': { type: 'string', default: '60', quick: '10' },
+    settle: { type: 'string', default: '10s', quick: '2s' },
+    'model-only': { type: 'boolean', default: false },
+  },
+});
+const NODES = Number(args.nodes);
+const WINDOW_S = Number(args['max-delay']);
+if (!Number.isInteger(NODES) || NODES < 3 || !Number.isInteger(WINDOW_S) || WINDOW_S < 1)
+  throw new Error('--nodes takes an integer >= 3 (one per zone), --max-delay a positive number of seconds');
+const SETTLE = args.settle;
+/** How long a run watches after a bad change halted (gated) or its window ended (delay only). */
+const AFTER_BAD_MS = quick ? 3_000 : 30_000;
 const AGENT_SETTLE_MS = 1000;
 const VERSION = '1.30.2';
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -255,9 +271,9 @@ async function measured(): Promise<Map<string, Outcome>> {
     if (gated) {
       while ((await phase()) !== 'Halted' && Date.now() - started < 300_000) await sleep(250);
       haltedMs = Date.now() - started;
-      await sleep(30_000);
+      await sleep(AFTER_BAD_MS);
     } else {
-      await sleep(WINDOW_S * 1000 + 30_000);
+      await sleep(WINDOW_S * 1000 + AFTER_BAD_MS);
     }
     results.set(`${mode}: bad`, { ...(await count(bad)), ...(haltedMs === undefined ? {} : { haltedMs }) });
     out(`${mode}: bad change applied on ${(await count(bad)).applied} of ${NODES} nodes`);
@@ -345,13 +361,13 @@ function modelled(o: {
 }
 
 out('# rollout benchmark (hack/bench/rollout.ts)');
+if (quick) out(QUICK_NOTICE);
 out();
 out(
   `one worker pool of ${NODES} nodes in 3 zones; node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
 );
 out('a bad change: kubelet inactive after its restart on every node that applies it (injected fault)');
 out();
-const { values: args } = parseArgs({ options: { 'model-only': { type: 'boolean', default: false } } });
 if (!args['model-only']) {
   out(
     `## measured: max delay ${WINDOW_S} s, settle ${SETTLE}, agent settle ${AGENT_SETTLE_MS / 1000} s, canary 1, growth 2, at most 25 % per wave`,

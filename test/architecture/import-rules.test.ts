@@ -1,5 +1,5 @@
 /**
- * The layering of ARCHITECTURE.md, enforced: api <- runtime <- node-agent; api <- components <-
+ * The layering of docs/architecture.md, enforced: api <- runtime <- node-agent; api <- components <-
  * charts <- seed <- controllers <- cli (seed and controllers may also use runtime). Inside a top
  * folder the same holds for its sub-folders: each has a level, and a sub-folder imports only
  * sub-folders of lower levels (siblings on one level not at all), so what several controllers
@@ -167,7 +167,7 @@ describe('architecture', () => {
     expect(files.some((f) => layerOf(f) === 'api')).to.equal(true);
   });
 
-  it('imports only across the boundaries ARCHITECTURE.md allows', () => {
+  it('imports only across the boundaries docs/architecture.md allows', () => {
     const violations: string[] = [];
     for (const file of files) {
       const layer = layerOf(file)!;

@@ -1,18 +1,24 @@
 /**
- * The agent's world before it starts: a kube-apiserver with an audit log, what the seed would have
- * deployed for one node (the rendered RBAC, the OSC secret of the example's first pool with a probe
- * unit, the access-token secrets, the Node with delay 0), the host root with the agent's token and
- * image files, and the bench's own watches of the OSC secret and the Node, which tell when an
- * update is visible to any watcher and when the agent says it is done.
+ * The agent's world before it starts: a kube-apiserver with an audit log (with per-node
+ * identities, one that asks the node agent authorizer: node-identity-seed.ts), what the seed would
+ * have deployed for one node (the rendered RBAC and admission policy, the OSC secret of the
+ * example's first pool with a probe unit, the access-token secrets, the Node of that pool with
+ * delay 0), the host root with the agent's token and image files, and the bench's own watches of
+ * the OSC secret and the Node, which tell when an update is visible to any watcher and when the
+ * agent says it is done.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KubernetesObjectApi, type V1Node, type V1Secret } from '@kubernetes/client-node';
 import {
   ANNOTATION,
+  LABEL,
+  NODE_AGENT_IDENTITY,
+  nodeAgentUserName,
   type OperatingSystemConfig,
   PATH,
   parseYaml,
+  readApplyReport,
   sha256Hex,
   stringifyYaml,
 } from '../../../api/index.js';
@@ -25,6 +31,7 @@ import { now, print, progress } from '../support/run.js';
 import { AdminApi } from './admin-api.js';
 import { changes } from './agent-process.js';
 import { atomicWrites } from './calibrations.js';
+import type { NodeIdentitySeed } from './node-identity-seed.js';
 import { OPTIONS } from './options.js';
 import { PROBE_UNIT, withProbe } from './osc-probe.js';
 import { RecordWatcher } from './record-watcher.js';
@@ -36,12 +43,19 @@ export interface Cluster {
   readonly api: AdminApi;
 }
 
-/** A kube-apiserver + etcd of our own: request counts need its audit log. */
-export async function startApiServer(cleanups: Cleanups): Promise<Cluster> {
+/**
+ * A kube-apiserver + etcd of our own: request counts need its audit log. With per-node identities
+ * it asks the seed's node agent authorizer, which starts with it.
+ */
+export async function startApiServer(cleanups: Cleanups, identitySeed?: NodeIdentitySeed): Promise<Cluster> {
   progress('starting kube-apiserver + etcd');
   cleanups.push('envtest', () => stopAllEnvtests());
-  const env = await startEnvtest({ name: 'bench-node-agent' });
-  print(`kube-apiserver ${env.version.gitVersion} + etcd (hack/envtest), audit level Metadata`);
+  const env = await startEnvtest({ name: 'bench-node-agent', ...identitySeed?.envtest });
+  await identitySeed?.start(env);
+  print(
+    `kube-apiserver ${env.version.gitVersion} + etcd (hack/envtest), audit level Metadata` +
+      (identitySeed ? ', agents authorized by the node agent authorizer' : ''),
+  );
   const api = new AdminApi(env, OPTIONS.concurrency + 4);
   cleanups.push('admin client', () => api.close());
   return { env, api };
@@ -51,7 +65,10 @@ export async function startApiServer(cleanups: Cleanups): Promise<Cluster> {
 export interface NodeUnderTest {
   readonly nodeName: string;
   readonly secretName: string;
+  /** Who the agent is to the API server (its own identity, or the shared ServiceAccount). */
   readonly username: string;
+  /** Every user the agent's requests come as: with its own identity, also the token it asks with. */
+  readonly usernames: readonly string[];
   /** The agent's files: root, images, config, the systemd record. */
   readonly root: string;
   readonly images: string;
@@ -74,13 +91,21 @@ export async function deployWhatTheSeedDeploys(
 ): Promise<NodeUnderTest> {
   const { env, api } = cluster;
   const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig);
-  const rendered = render({ target: 'shoot', now: DEFAULT_NOW }).objects as unknown as {
+  const rendered = render({ target: 'shoot', now: DEFAULT_NOW, nodeAgentIdentity: OPTIONS.identity })
+    .objects as unknown as {
     apiVersion: string;
     kind: string;
-    metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+    metadata: {
+      name: string;
+      namespace?: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+    };
     data?: Record<string, string>;
   }[];
-  for (const o of rendered.filter((o) => o.apiVersion.startsWith('rbac.'))) {
+  const authorization = (o: { apiVersion: string }) =>
+    o.apiVersion.startsWith('rbac.') || o.apiVersion.startsWith('admissionregistration.');
+  for (const o of rendered.filter(authorization)) {
     await objects.patch(
       o as never,
       undefined,
@@ -119,13 +144,21 @@ export async function deployWhatTheSeedDeploys(
     api.call('DELETE', `/api/v1/namespaces/kube-system/serviceaccounts/${saName}`),
   );
   const saToken = saConfig.getCurrentUser()?.token ?? '';
-  const username = `system:serviceaccount:kube-system:${saName}`;
+  const saUsername = `system:serviceaccount:kube-system:${saName}`;
+  const nodeName = `bench-node-agent-${runId}`;
+  // with its own identity the agent asks for it with the shared token, as a running node switching
+  const username = OPTIONS.identity === NODE_AGENT_IDENTITY.node ? nodeAgentUserName(nodeName) : saUsername;
 
-  const createSecret = async (name: string, data: Record<string, string>, annotations = {}) => {
+  const createSecret = async (
+    name: string,
+    data: Record<string, string>,
+    annotations = {},
+    labels: Record<string, string> = {},
+  ) => {
     await api.must('POST', SECRETS_PATH, {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name, annotations },
+      metadata: { name, annotations, labels },
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
     });
     cleanups.push(`secret ${name}`, () => api.call('DELETE', `${SECRETS_PATH}/${name}`));
@@ -139,14 +172,16 @@ export async function deployWhatTheSeedDeploys(
     secretName,
     { 'osc.yaml': currentText },
     { [ANNOTATION.checksumDataScript]: sha256Hex(currentText) },
+    oscSecret.metadata.labels,
   );
-  const nodeName = `bench-node-agent-${runId}`;
+  const pool = oscSecret.metadata.labels?.[LABEL.workerPool];
   await api.must('POST', '/api/v1/nodes', {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name: nodeName,
-      labels: { 'kubernetes.io/hostname': nodeName },
+      // the authorizer lets an agent read the OSC secret of its own Node's pool
+      labels: { [LABEL.hostname]: nodeName, ...(pool ? { [LABEL.workerPool]: pool } : {}) },
       annotations: { [ANNOTATION.reconciliationDelay]: '0s' },
     },
   });
@@ -183,12 +218,16 @@ export async function deployWhatTheSeedDeploys(
   print(
     `OSC: the rendered ${secretName} (${units} units incl. the probe, ${files.length} files, ` +
       `${files.filter((f) => f.content.imageRef).length} from images) with ${PROBE_UNIT} added; ` +
-      `agent identity ${username} bound by the rendered RBAC; ${agentConfig.controllers.token.syncConfigs.length} token secrets`,
+      (OPTIONS.identity === NODE_AGENT_IDENTITY.node
+        ? `agent identity ${username}, asked for with the token of ${saUsername}`
+        : `agent identity ${username} bound by the rendered RBAC`) +
+      `; ${agentConfig.controllers.token.syncConfigs.length} token secrets`,
   );
   return {
     nodeName,
     secretName,
     username,
+    usernames: username === saUsername ? [username] : [username, saUsername],
     root,
     images,
     config,
@@ -204,6 +243,11 @@ export async function deployWhatTheSeedDeploys(
 export interface Bystander {
   readonly secretSeen: Map<string, number>;
   readonly nodeSeen: Map<string, number>;
+  /**
+   * When the Node first carried the agent's verdict on each checksum (its apply report after the
+   * settle time: Succeeded or Failed, no longer Verifying).
+   */
+  readonly verdictSeen: Map<string, number>;
 }
 
 export async function watchAsABystander(
@@ -223,9 +267,13 @@ export async function watchAsABystander(
     if (checksum && !secretSeen.has(checksum)) secretSeen.set(checksum, now());
     changes.notify();
   };
+  const verdictSeen = new Map<string, number>();
   const recordNode = (n: V1Node) => {
     const checksum = n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
     if (checksum && !nodeSeen.has(checksum)) nodeSeen.set(checksum, now());
+    const report = readApplyReport(n.metadata?.annotations);
+    if (report && report.result !== 'Verifying' && !verdictSeen.has(report.checksum))
+      verdictSeen.set(report.checksum, now());
     changes.notify();
   };
   const secrets = new Informer<V1Secret>({
@@ -241,5 +289,5 @@ export async function watchAsABystander(
   secrets.start(benchSignal.signal);
   nodes.start(benchSignal.signal);
   await Promise.all([secrets.waitForSync(), nodes.waitForSync()]);
-  return { secretSeen, nodeSeen };
+  return { secretSeen, nodeSeen, verdictSeen };
 }

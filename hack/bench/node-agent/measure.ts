@@ -43,6 +43,7 @@ export interface UpdateSample {
   lastOpMtime: number;
   appliedLog: number;
   nodeSeen: number;
+  verdictSeen: number;
   ops: string[];
   polled: boolean;
 }
@@ -74,6 +75,8 @@ export function agentProcess(agentArgs: string[], node: NodeUnderTest, dir: stri
       '0',
       '--metrics-port',
       '0',
+      '--apply-settle-time',
+      OPTIONS.applySettle,
     ],
     env,
     join(dir, 'agent.log'),
@@ -181,6 +184,16 @@ export async function applyUpdates(
       progress(`agent log tail:\n${agent.tail()}`);
       throw e;
     }
+    // the agent judges an apply after its settle time, and the next OSC waits for that verdict:
+    // an update sent before it would time the settle, not the apply
+    try {
+      await changes.until(`update ${node.generation}'s verdict`, OPTIONS.applySettleMs + 60_000, () =>
+        seen.verdictSeen.has(checksum),
+      );
+    } catch (e) {
+      progress(`agent log tail:\n${agent.tail()}`);
+      throw e;
+    }
     const ops = node.recorder.ops.slice(opsBefore);
     const last = ops.at(-1)!;
     const logs = agent.logs.slice(logsBefore);
@@ -194,6 +207,7 @@ export async function applyUpdates(
       lastOpMtime: last.mtimeMs,
       appliedLog: logTime('Successfully applied operating system config'),
       nodeSeen: seen.nodeSeen.get(checksum)!,
+      verdictSeen: seen.verdictSeen.get(checksum)!,
       ops: ops.map((op) => `${op.op}${op.unit ? ` ${op.unit}` : ''}`),
       polled: ops.some((op) => op.polled),
     });

@@ -100,7 +100,8 @@ export function report(f: Figures): void {
   print();
   print(
     'Each update is a merge PATCH of the OSC secret (osc.yaml + checksum/data-script) that changes the content of ' +
-      `${PROBE_UNIT}; the next one is sent 200 ms after the agent has stamped its Node. Times are from just before ` +
+      `${PROBE_UNIT}; the next one is sent 200 ms after the agent has reported its verdict on the Node (after its ` +
+      `apply settle time, ${OPTIONS.applySettle}: an update sent earlier waits for that verdict). Times are from just before ` +
       'the PATCH is sent. "last systemd call (fs.watch)" is the primary figure: the bench watches the ' +
       '--systemd=record file with fs.watch and reads each appended line at once, timestamped with ' +
       'performance.now() (sub-ms; it lags the write by the inotify wake-up of an otherwise idle process). ' +
@@ -130,6 +131,10 @@ export function report(f: Figures): void {
       ['last systemd call (file mtime)', samples.map((s) => s.lastOpMtime - s.send)],
       ['agent logs "Successfully applied" (ms)', samples.map((s) => s.appliedLog - s.send)],
       ["bench's watch sees the Node checksum", samples.map((s) => s.nodeSeen - s.send)],
+      [
+        `bench's watch sees the verdict (after the ${OPTIONS.applySettle} settle time)`,
+        samples.map((s) => s.verdictSeen - s.send),
+      ],
     ];
     print('| from sending the update to ... (ms) | p50 | p99 | max | mean |');
     print('|---|---|---|---|---|');

@@ -1,0 +1,54 @@
+/**
+ * Every benchmark script of hack/bench/ is run end to end at its `--quick` size by some test
+ * (`runQuickBench('<script>', …)`, the ones that need API servers in the integration suite), and
+ * says in `--help` how long a run takes: a benchmark nobody runs rots unnoticed.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { expect } from 'chai';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const BENCH = join(ROOT, 'hack/bench');
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+const scripts = readdirSync(BENCH).filter((f) => f.endsWith('.ts'));
+
+describe('every benchmark in hack/bench', () => {
+  it('is run at its --quick size by a test', () => {
+    const run = new Map<string, string>();
+    for (const file of testFiles(join(ROOT, 'test')))
+      for (const m of readFileSync(file, 'utf8').matchAll(/runQuickBench\(\s*'([\w.-]+\.ts)'/g))
+        run.set(m[1]!, relative(ROOT, file));
+    expect(scripts.length).to.be.greaterThan(5);
+    expect(
+      scripts.filter((s) => !run.has(s)),
+      'benchmarks no test runs',
+    ).to.deep.equal([]);
+    expect(
+      [...run.keys()].filter((s) => !scripts.includes(s)),
+      'tests of missing benchmarks',
+    ).to.deep.equal([]);
+  });
+
+  for (const script of scripts) {
+    it(`${script} --help names its options, --quick and how long a run takes`, function () {
+      this.timeout(30_000);
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(BENCH, script), '--help'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' },
+      });
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(
+        new RegExp(`^usage: npx tsx hack/bench/${script.replace('.', '\\.')} .*\\[--quick\\]$`, 'm'),
+      );
+      expect(r.stdout).to.match(/\b(seconds|minutes?)\b/);
+    });
+  }
+});

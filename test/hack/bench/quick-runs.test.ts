@@ -1,0 +1,55 @@
+/**
+ * The benchmarks that need no API server, each run end to end at its `--quick` size: a benchmark
+ * that no longer runs fails here instead of when someone next wants its figures. Only that it
+ * completes and prints its figures is asserted, never a timing (docs/benchmarks.md).
+ */
+import { expect } from 'chai';
+import { describeRun, QUICK_NOTICE, runQuickBench } from '../../support/bench-run.js';
+
+const number = String.raw`\d+(?:\.\d+)?`;
+
+describe('benchmarks without an API server, at their --quick size', function () {
+  this.timeout(300_000);
+
+  it('render prints ms per pool against its JSON calibration, and the CLI wall time', async () => {
+    const run = await runQuickBench('render.ts', [], 240_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    expect(run.stdout).to.match(
+      new RegExp(`^1 \\| ${number} \\| ${number} \\| \\d+x \\| \\d+ \\| \\d+$`, 'm'),
+    );
+    expect(run.stdout).to.match(/CLI render of examples\/cluster.yaml: \d+ ms wall/);
+  });
+
+  it('plan prints ms per pool against two shoot renders, and the changed pools', async () => {
+    const run = await runQuickBench('plan.ts', [], 240_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    expect(run.stdout).to.match(new RegExp(`^1 \\| ${number} \\| ${number} \\| ${number}x \\| 1$`, 'm'));
+  });
+
+  it('node-delay prints ours against upstream for every scenario', async () => {
+    const run = await runQuickBench('node-delay.ts', [], 240_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    expect(
+      run.stdout.match(/^\| patches of other nodes per event: mean \| [\d.]+ \| [\d.]+ \|$/gm),
+    ).to.have.length(3);
+    expect(run.stdout).to.match(/^## 20 nodes, single joins and leaves/m);
+  });
+
+  it('cli-start prints every command against node -e 0 and the target verdict', async () => {
+    const run = await runQuickBench('cli-start.ts', [], 280_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    for (const command of [
+      'node -e 0 (calibration)',
+      'gardener-osc --version',
+      'image executable: gardener-osc render',
+    ])
+      expect(run.stdout).to.match(
+        new RegExp(`^\\| ${command.replace(/[()]/g, '\\$&')} \\| \\d+ \\| \\d+ \\| ${number}× \\|$`, 'm'),
+      );
+    expect(run.stdout).to.match(/^target: gardener-osc --version < 500 ms .*: (met|MISSED)/m);
+  });
+});

@@ -31,7 +31,11 @@ import {
   type ControllerManagerConfiguration,
   encodeControllerManagerConfiguration,
 } from '../seed/manager/config.js';
-import { loadControllerManagerConfiguration } from './controller-manager-command.js';
+import {
+  checkControllerManagerConfiguration,
+  loadControllerManagerConfiguration,
+} from './controller-manager-command.js';
+import { manifestsFlagProblems } from './manifests-options.js';
 
 export interface ManifestsOptions {
   readonly config: string;
@@ -96,15 +100,28 @@ export function manifests(
 ): string {
   const config = readConfig(options.config);
   if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode, config.nodeAgent.identity));
+  const flags = manifestsFlagProblems(options).filter(
+    // the ControllerRegistration's chart is installed by gardenlet into its own namespace
+    (e) => !(options.controllerRegistration && e.field === '--namespace'),
+  );
+  if (flags.length > 0) throw new UsageError(`invalid flags:\n${formatFieldErrors(flags)}`);
   if (options.shootAuthorization) return shootAuthorization(options, config.nodeAgent.identity);
+  checkControllerManagerConfiguration(options.config, config, { forPod: true });
+  try {
+    return render(options, config);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    // the checks above name every input the renderer is known to refuse; anything else is still
+    // one line, not the renderer's stack trace
+    throw new UsageError(`cannot render the manifests of ${options.config}: ${(e as Error).message}`);
+  }
+}
+
+function render(options: ManifestsOptions, config: ControllerManagerConfiguration): string {
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
   if (options.controllerRegistration) {
-    if (config.nodeAgent.identity === NODE_AGENT_IDENTITY.node && config.nodeAgent.authorizer)
-      throw new UsageError(
-        '--controller-registration: its Helm chart does not serve the node agent authorizer yet (nodeAgent.authorizer); deploy the manifests `gardener-osc manifests` prints, or leave nodeAgent.authorizer out',
-      );
     const objects = controllerRegistrationObjects({
       image: options.image,
       replicas,

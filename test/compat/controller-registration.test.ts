@@ -12,24 +12,20 @@ import { expect } from 'chai';
 import { parseYaml } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
 import { ROOT } from '../support/package-build.js';
-import { withoutAuthorizer } from '../support/without-authorizer.js';
 import { useOracle } from './support/expect-declared.js';
 import { oracle } from './support/oracle.js';
 
 type Result = { kind: string; errors: string[] };
 
 const printed = (config: string, extra: { priorityClass?: string } = {}) =>
-  manifests(
-    {
-      config: isAbsolute(config) ? config : join(ROOT, config),
-      namespace: 'garden',
-      image: 'registry.example.org/gardener-osc:v0.1.0',
-      replicas: '2',
-      controllerRegistration: true,
-      ...extra,
-    },
-    withoutAuthorizer,
-  )
+  manifests({
+    config: isAbsolute(config) ? config : join(ROOT, config),
+    namespace: 'garden',
+    image: 'registry.example.org/gardener-osc:v0.1.0',
+    replicas: '2',
+    controllerRegistration: true,
+    ...extra,
+  })
     .split(/^---$/m)
     .map((d) => parseYaml(d) as Record<string, unknown>);
 

@@ -45,7 +45,11 @@ describe('the installed npm package against seed and shoot API servers', functio
     const configFile = join(dir, 'config.yaml');
     writeFileSync(
       configFile,
-      stringifyYaml({ ...f.rawConfig(), seedKubeconfig: kubeconfig, logFormat: 'json' }),
+      stringifyYaml({
+        ...f.rawConfig({ nodeAgent: { identity: 'serviceAccount' } }),
+        seedKubeconfig: kubeconfig,
+        logFormat: 'json',
+      }),
     );
     const child = spawn(
       pkg.bin('gardener-osc'),

@@ -6,7 +6,8 @@
  * ClusterRole for the shoot identity of `gardener-internal`, with `--shoot-authorization <shoot
  * namespace>` what that shoot's kube-apiserver needs to ask the node agent authorizer.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import {
   formatFieldErrors,
@@ -26,6 +27,7 @@ import {
   shootClusterRole,
 } from '../charts/controller-manager/controller-manager.js';
 import { controllerRegistrationObjects } from '../charts/controller-manager/controller-registration.js';
+import { chartFiles } from '../charts/controller-manager/helm-chart.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import {
   type ControllerManagerConfiguration,
@@ -45,6 +47,10 @@ export interface ManifestsOptions {
   readonly priorityClass?: string;
   readonly shootRole?: boolean;
   readonly controllerRegistration?: boolean;
+  /** A directory: write the Helm chart (the ControllerDeployment's) there as files instead. */
+  readonly helmChart?: string;
+  /** `--vpa` / `--no-vpa`; default: on for the Gardener install (seeds run VPA), off for plain manifests. */
+  readonly vpa?: boolean;
   /** A shoot namespace: print its kube-apiserver's authorization configuration instead. */
   readonly shootAuthorization?: string;
   readonly authorizerUrl?: string;
@@ -102,7 +108,7 @@ export function manifests(
   if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode, config.nodeAgent.identity));
   const flags = manifestsFlagProblems(options).filter(
     // the ControllerRegistration's chart is installed by gardenlet into its own namespace
-    (e) => !(options.controllerRegistration && e.field === '--namespace'),
+    (e) => !((options.controllerRegistration || options.helmChart) && e.field === '--namespace'),
   );
   if (flags.length > 0) throw new UsageError(`invalid flags:\n${formatFieldErrors(flags)}`);
   if (options.shootAuthorization) return shootAuthorization(options, config.nodeAgent.identity);
@@ -121,11 +127,31 @@ function render(options: ManifestsOptions, config: ControllerManagerConfiguratio
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
+  const gardenerInstall = Boolean(options.controllerRegistration || options.helmChart);
+  const vpa = options.vpa ?? gardenerInstall;
+  if (options.helmChart) {
+    const files = chartFiles({
+      image: options.image,
+      replicas,
+      ...(options.priorityClass ? { priorityClassName: options.priorityClass } : {}),
+      vpa: { enabled: vpa },
+      config: podConfiguration(config),
+    });
+    const written: string[] = [];
+    for (const [path, text] of files) {
+      const file = join(options.helmChart, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      written.push(file);
+    }
+    return `${written.join('\n')}\n`;
+  }
   if (options.controllerRegistration) {
     const objects = controllerRegistrationObjects({
       image: options.image,
       replicas,
       priorityClassName: options.priorityClass,
+      vpa: { enabled: vpa },
       config: podConfiguration(config),
       osLocalTypes: config.controllers.osLocal.enabled ? config.controllers.osLocal.types : [],
     });
@@ -141,6 +167,7 @@ function render(options: ManifestsOptions, config: ControllerManagerConfiguratio
     image: options.image,
     replicas,
     priorityClassName: options.priorityClass,
+    vpa,
     config: podConfiguration(config),
   });
   return objects.map((o) => stringifyYaml(o)).join('---\n');
@@ -164,6 +191,12 @@ export function addManifestsCommand(program: Command, readStdin?: () => string):
       '--controller-registration',
       'print a Gardener ControllerRegistration and ControllerDeployment (Helm chart) that install it instead',
     )
+    .option(
+      '--helm-chart <dir>',
+      "write the ControllerDeployment's Helm chart into DIR (Chart.yaml, values.yaml, templates/) instead",
+    )
+    .option('--vpa', 'add a VerticalPodAutoscaler (default with --controller-registration and --helm-chart)')
+    .option('--no-vpa', 'leave the VerticalPodAutoscaler out')
     .option(
       '--shoot-role',
       'print the minimum ClusterRole for the shoot identity of gardener-internal instead',

@@ -28,8 +28,13 @@ export interface ChartValues {
   readonly image: string;
   readonly replicas: number;
   readonly priorityClassName?: string;
+  /** A VerticalPodAutoscaler for the Deployment (as Gardener extensions ship one; seeds run VPA). */
+  readonly vpa?: { readonly enabled: boolean };
   readonly config: Record<string, unknown>;
 }
+
+/** The VerticalPodAutoscaler's template only renders with `vpa.enabled`. */
+const VPA_CONDITION = 'and .Values.vpa .Values.vpa.enabled';
 
 const config = (path: string, fallback: string | number) =>
   `(dig ${path
@@ -107,7 +112,7 @@ function templateOf(yaml: string): string {
 }
 
 /** templates/<kind>.yaml for every object of the seed manifests (the authorizer's Service: service-authorizer.yaml). */
-function templateFiles(withAuthorizer: boolean): Map<string, string> {
+function templateFiles(withAuthorizer: boolean, withVpa = false): Map<string, string> {
   const objects = renderControllerManager({
     namespace: PLACEHOLDERS.namespace.value,
     image: PLACEHOLDERS.image.value,
@@ -126,6 +131,7 @@ function templateFiles(withAuthorizer: boolean): Map<string, string> {
           keyFile: PLACEHOLDERS.authorizerKeyFile.value,
         }
       : undefined,
+    vpa: withVpa,
   });
   const templates = new Map<string, string>();
   for (const object of objects) {
@@ -163,8 +169,22 @@ function authorizerTemplates(): Map<string, string> {
   return templates;
 }
 
+/** The files only a render with the VerticalPodAutoscaler has, under VPA_CONDITION. */
+function vpaTemplates(): Map<string, string> {
+  const without = templateFiles(false);
+  const templates = new Map<string, string>();
+  for (const [file, text] of templateFiles(false, true)) {
+    if (without.get(file) === text) continue;
+    if (without.has(file)) throw new Error(`helm chart: the VerticalPodAutoscaler changes ${file}`);
+    templates.set(file, `{{- if ${VPA_CONDITION} }}\n${text}{{- end }}\n`);
+  }
+  return templates;
+}
+
 export function chartTemplates(): Map<string, string> {
-  return new Map([...authorizerTemplates()].map(([file, text]) => [file, templateOf(text)]));
+  return new Map(
+    [...authorizerTemplates(), ...vpaTemplates()].map(([file, text]) => [file, templateOf(text)]),
+  );
 }
 
 export function chartFiles(values: ChartValues): Map<string, string> {

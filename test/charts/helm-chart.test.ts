@@ -86,18 +86,21 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
       replicas: 2,
       priorityClassName: 'gardener-system-900',
       image: 'europe-docker.pkg.dev/gardener-project/releases/gardener-osc:v0.1.0',
+      vpa: true,
     },
     {
       what: "the node agent authorizer on another port, its certificate's files elsewhere",
       config: otherAuthorizer,
       replicas: 3,
       image: 'registry.example.org/osc:v2',
+      vpa: true,
     },
     {
       what: 'v1.91 identities (no authorizer), other ports and lease, one replica, no priority class, an image by digest',
       config: podConfiguration(minimal.value),
       replicas: 1,
       image: `registry.example.org/osc@sha256:${'ab'.repeat(32)}`,
+      vpa: false,
     },
   ];
 
@@ -105,6 +108,7 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
     it(`gives exactly what manifests prints: ${c.what}`, () => {
       const [deployment, registration] = controllerRegistrationObjects({
         ...c,
+        vpa: { enabled: c.vpa },
         osLocalTypes: ['gardenlinux'],
       });
       expect(validateGardenerCoreObject(deployment)).to.deep.equal([]);

@@ -1,8 +1,9 @@
 /** `gardener-osc controller-manager` and `manifests`: configuration errors exit 2 naming the field; the manifests. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { formatGoDuration, parseYaml, stringifyYaml, validateGardenerCoreObject } from '../../api/index.js';
@@ -13,6 +14,7 @@ import {
   parseControllerManagerConfiguration,
 } from '../../seed/manager/config.js';
 import { expectGolden } from '../golden.js';
+import { untar } from '../support/tar-read.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
@@ -218,6 +220,43 @@ describe('gardener-osc controller-manager and manifests', function () {
       parseYaml(
         configMapData(manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' })),
       ),
+    );
+  });
+
+  it('--helm-chart DIR writes the chart of the ControllerDeployment as files, the same as its archive', () => {
+    const out = join(dir, 'chart');
+    const options = {
+      config: example,
+      namespace: 'garden',
+      image: 'example.org/gardener-osc:v1',
+      replicas: '2',
+    };
+    const listed = manifests({ ...options, helmChart: out })
+      .trim()
+      .split('\n');
+    expect(listed.map((p) => p.slice(out.length + 1)).sort()).to.deep.equal([
+      'Chart.yaml',
+      'templates/clusterrole.yaml',
+      'templates/clusterrolebinding.yaml',
+      'templates/configmap.yaml',
+      'templates/deployment.yaml',
+      'templates/poddisruptionbudget.yaml',
+      'templates/service-authorizer.yaml',
+      'templates/service.yaml',
+      'templates/serviceaccount.yaml',
+      'templates/verticalpodautoscaler.yaml',
+      'values.yaml',
+    ]);
+    const deployment = parseYaml(
+      manifests({ ...options, controllerRegistration: true }).split(/^---$/m)[0]!,
+    ) as { providerConfig: { chart: string; values: unknown } };
+    const archive = untar(gunzipSync(Buffer.from(deployment.providerConfig.chart, 'base64')));
+    for (const path of listed) {
+      const name = `gardener-osc-controller-manager/${path.slice(out.length + 1)}`;
+      expect(readFileSync(path, 'utf8'), name).to.equal(archive.get(name)!.data.toString('utf8'));
+    }
+    expect(parseYaml(readFileSync(join(out, 'values.yaml'), 'utf8'))).to.deep.equal(
+      deployment.providerConfig.values,
     );
   });
 

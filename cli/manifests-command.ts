@@ -10,12 +10,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import {
+  fieldErrorsFromZod,
   formatFieldErrors,
   NODE_AGENT_IDENTITY,
+  parseYaml,
   stringifyYaml,
   validateGardenerCoreObject,
 } from '../api/index.js';
-import { VERSION } from '../api/version.js';
 import {
   authorizerUrl,
   authorizerWebhookKubeconfig,
@@ -28,6 +29,13 @@ import {
 } from '../charts/controller-manager/controller-manager.js';
 import { controllerRegistrationObjects } from '../charts/controller-manager/controller-registration.js';
 import { chartFiles } from '../charts/controller-manager/helm-chart.js';
+import {
+  CONTROLLER_MANAGER_IMAGE_NAME,
+  IMAGE_VECTOR,
+  ImageVectorSchema,
+  imageReference,
+  overrideImageVector,
+} from '../charts/controller-manager/image-vector.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import {
   type ControllerManagerConfiguration,
@@ -42,7 +50,9 @@ import { manifestsFlagProblems } from './manifests-options.js';
 export interface ManifestsOptions {
   readonly config: string;
   readonly namespace: string;
-  readonly image: string;
+  /** Default: the image vector's (--image-vector over charts/images.yaml). */
+  readonly image?: string;
+  readonly imageVector?: string;
   readonly replicas: string;
   readonly priorityClass?: string;
   readonly shootRole?: boolean;
@@ -58,8 +68,32 @@ export interface ManifestsOptions {
   readonly webhookKubeconfig?: string;
 }
 
-/** The image `npm run build:controller-manager-image` tags (push it there, or pass --image). */
-export const DEFAULT_CONTROLLER_MANAGER_IMAGE = `europe-docker.pkg.dev/gardener-project/releases/gardener-osc:v${VERSION}`;
+/** The image `npm run build:controller-manager-image` tags (push it there, or pass --image or --image-vector). */
+export const DEFAULT_CONTROLLER_MANAGER_IMAGE = imageReference(IMAGE_VECTOR, CONTROLLER_MANAGER_IMAGE_NAME);
+
+/** --image, else the gardener-osc image of --image-vector over the shipped vector. */
+function resolveImage(options: ManifestsOptions): string {
+  if (options.image !== undefined) return options.image;
+  if (options.imageVector === undefined) return DEFAULT_CONTROLLER_MANAGER_IMAGE;
+  let text: string;
+  try {
+    text = readFileSync(options.imageVector, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--image-vector: cannot read ${options.imageVector}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (e) {
+    throw new UsageError(`--image-vector ${options.imageVector}: ${(e as Error).message}`);
+  }
+  const decoded = ImageVectorSchema.safeParse(parsed);
+  if (!decoded.success)
+    throw new UsageError(
+      `--image-vector ${options.imageVector}:\n${formatFieldErrors(fieldErrorsFromZod(decoded.error))}`,
+    );
+  return imageReference(overrideImageVector(IMAGE_VECTOR, decoded.data), CONTROLLER_MANAGER_IMAGE_NAME);
+}
 
 /** The configuration the pod reads: every default written out, without the local seed kubeconfig. */
 export function podConfiguration(config: ReturnType<typeof loadControllerManagerConfiguration>) {
@@ -101,10 +135,11 @@ function shootAuthorization(options: ManifestsOptions, identity: string): string
 }
 
 export function manifests(
-  options: ManifestsOptions,
+  given: ManifestsOptions,
   readConfig: (path: string) => ControllerManagerConfiguration = loadControllerManagerConfiguration,
 ): string {
-  const config = readConfig(options.config);
+  const config = readConfig(given.config);
+  const options = { ...given, image: resolveImage(given) };
   if (options.shootRole) return stringifyYaml(shootClusterRole(config.applyMode, config.nodeAgent.identity));
   const flags = manifestsFlagProblems(options).filter(
     // the ControllerRegistration's chart is installed by gardenlet into its own namespace
@@ -123,7 +158,10 @@ export function manifests(
   }
 }
 
-function render(options: ManifestsOptions, config: ControllerManagerConfiguration): string {
+function render(
+  options: ManifestsOptions & { readonly image: string },
+  config: ControllerManagerConfiguration,
+): string {
   const replicas = Number(options.replicas);
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new UsageError(`--replicas: "${options.replicas}" is not a positive number`);
@@ -184,7 +222,14 @@ export function addManifestsCommand(program: Command, readStdin?: () => string):
       'ControllerManagerConfiguration (YAML), validated and mounted into the pod',
     )
     .option('--namespace <ns>', 'seed namespace of the Deployment', 'garden')
-    .option('--image <image>', 'controller-manager image', DEFAULT_CONTROLLER_MANAGER_IMAGE)
+    .option(
+      '--image <image>',
+      `controller-manager image (default: --image-vector's, else ${DEFAULT_CONTROLLER_MANAGER_IMAGE})`,
+    )
+    .option(
+      '--image-vector <file>',
+      "an image vector (Gardener's charts/images.yaml shape) whose gardener-osc entry replaces the shipped one",
+    )
     .option('--replicas <n>', 'replicas (leader election keeps one active)', '2')
     .option('--priority-class <name>', 'priorityClassName of the pods (e.g. gardener-system-900)')
     .option(

@@ -95,6 +95,8 @@ describe('the npm package: packed, installed into an empty project, used from th
       'build/api/index.d.ts',
       'build/node-agent/cli/program.js',
       'examples/cluster.yaml',
+      'LICENSE',
+      'charts/images.yaml',
     ]);
     const unexpected = files.filter(
       (f) => f.startsWith('test/') || f.startsWith('hack/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')),

@@ -51,7 +51,8 @@ describe('compat: the ControllerRegistration and ControllerDeployment, by garden
       const config = join(dir, 'config.yaml');
       writeFileSync(
         config,
-        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    a: b\n',
+        // v1.91's shared identity: per-node identities need the authorizer (seed/manager/check-config.ts)
+        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    a: b\nnodeAgent:\n  identity: serviceAccount\n',
       );
       const objects = printed(config);
       expect((objects[1] as { spec: object }).spec).not.to.have.property('resources');

@@ -11,6 +11,7 @@ import { runControllerManager } from '../controllers/index.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName } from '../runtime/cli/input-file.js';
 import { createLogger } from '../runtime/logging.js';
+import { type CheckOptions, configurationProblems } from '../seed/manager/check-config.js';
 import {
   type ControllerManagerConfiguration,
   encodeControllerManagerConfiguration,
@@ -45,6 +46,17 @@ export function loadControllerManagerConfiguration(
   return result.value;
 }
 
+/** Refuses (exit 2) a configuration whose fields cannot work together (seed/manager/check-config.ts). */
+export function checkControllerManagerConfiguration(
+  path: string,
+  config: ControllerManagerConfiguration,
+  options?: CheckOptions,
+): void {
+  const problems = configurationProblems(config, options);
+  if (problems.length > 0)
+    throw new UsageError(`invalid configuration ${inputName(path)}:\n${formatFieldErrors(problems)}`);
+}
+
 /** The seed: the configured kubeconfig, else $KUBECONFIG, else the in-cluster ServiceAccount. */
 export function seedKubeConfig(config: ControllerManagerConfiguration): KubeConfig {
   const kc = new KubeConfig();
@@ -64,12 +76,21 @@ export async function runControllerManagerCommand(
 ): Promise<void> {
   const config = loadControllerManagerConfiguration(options.config, readStdin);
   if (options.checkConfig) {
+    // what `manifests` deploys: the pod runs this file, so its ports must be fixed
+    checkControllerManagerConfiguration(options.config, config, { forPod: true });
     process.stdout.write(stringifyYaml(encodeControllerManagerConfiguration(config)));
     return;
   }
-  const seed = seedKubeConfig(config);
   const healthPort = port('--health-port', options.healthPort);
   const metricsPort = port('--metrics-port', options.metricsPort);
+  checkControllerManagerConfiguration(options.config, {
+    ...config,
+    server: {
+      healthProbes: { ...config.server.healthProbes, port: healthPort ?? config.server.healthProbes.port },
+      metrics: { ...config.server.metrics, port: metricsPort ?? config.server.metrics.port },
+    },
+  });
+  const seed = seedKubeConfig(config);
   const log = createLogger({
     name: 'gardener-osc-controller-manager',
     level: options.logLevel ?? config.logLevel,

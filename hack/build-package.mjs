@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run build`: compiles the package's sources (api, runtime, components, charts, controllers,
- * cli, node-agent) with tsc into build/ (JavaScript, .d.ts, source maps), which the executables
- * and the `exports` map use. npm runs it on `npm ci` and `npm pack` (prepare), `npm start` and
+ * cli, node-agent) with tsc into build/ (JavaScript, .d.ts, source maps), which the `exports` map
+ * and `gardener-node-agent` use, and bundles the `gardener-osc` CLI into build/cli-bundle/ (see
+ * bundleCli). npm runs it on `npm ci` and `npm pack` (prepare), `npm start` and
  * `npm test` (prestart, through the test prerequisites).
  *
  * Skipped when nothing it reads changed since the last build (a hash of the sources, the tsconfigs,
@@ -43,6 +44,7 @@ function sourceHash() {
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
     join(ROOT, 'package-lock.json'),
+    join(ROOT, 'package.json'),
     import.meta.filename,
   ].sort();
   for (const file of files)
@@ -64,9 +66,54 @@ function removeOrphans() {
   }
 }
 
+/** Where `gardener-osc` (cli/bin.mjs) runs from: an ES module bundle, one chunk per lazily loaded command. */
+export const CLI_BUNDLE = join(OUT, 'cli-bundle');
+
+/**
+ * The packages the CLI bundle holds rather than requires: @kubernetes/client-node and the undici
+ * this repository pins for it. client-node 2.0.1 asks for undici ^8.7.0, which needs Node >= 22.19;
+ * the repository's `overrides` hold undici at 7.x (Node >= 20.18.1), but overrides do not reach a
+ * consumer's install, whose npm would give client-node undici 8 and break the controller-manager on
+ * Node 20 (the package's minimum). Inlined, the tested versions are the ones that run; both are
+ * devDependencies, so a consumer installs neither. Everything else the CLI imports stays an
+ * ordinary dependency, shared with the library exports.
+ */
+export const CLI_INLINED_PACKAGES = ['@kubernetes/client-node', 'undici'];
+
+function bundleCli() {
+  const require = createRequire(join(ROOT, 'package.json'));
+  const esbuild = require('esbuild');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const external = Object.keys(pkg.dependencies ?? {}).flatMap((name) => [name, `${name}/*`]);
+  rmSync(CLI_BUNDLE, { recursive: true, force: true });
+  const result = esbuild.buildSync({
+    entryPoints: { main: join(ROOT, 'cli/main.ts') },
+    outdir: CLI_BUNDLE,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external,
+    // CommonJS modules inside the bundle (undici, client-node's dependencies) call require() for
+    // built-in modules, which an ES module has not: esbuild's shim uses this one
+    banner: {
+      js: "import { createRequire as __cliCreateRequire } from 'node:module';\nconst require = __cliCreateRequire(import.meta.url);",
+    },
+    legalComments: 'eof',
+    logLevel: 'silent',
+  });
+  for (const w of result.warnings) process.stderr.write(`esbuild: ${w.text}\n`);
+}
+
 export function buildPackage({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   const hash = sourceHash();
-  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === hash) return OUT;
+  if (
+    existsSync(STAMP) &&
+    readFileSync(STAMP, 'utf8').trim() === hash &&
+    existsSync(join(CLI_BUNDLE, 'main.js'))
+  )
+    return OUT;
   const started = Date.now();
   log('build: compiling the package into build/ (tsc -p tsconfig.build.json) ...');
   rmSync(STAMP, { force: true });
@@ -76,6 +123,7 @@ export function buildPackage({ log = (line) => process.stderr.write(`${line}\n`)
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   removeOrphans();
+  bundleCli();
   writeFileSync(STAMP, `${hash}\n`);
   log(`build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return OUT;

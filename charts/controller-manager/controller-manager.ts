@@ -41,6 +41,8 @@ export interface ControllerManagerChartInput {
   };
   readonly replicas?: number;
   readonly priorityClassName?: string;
+  /** A VerticalPodAutoscaler for the Deployment. */
+  readonly vpa?: boolean;
 }
 
 /** Every input of the seed manifests, resolved (the Helm chart passes template expressions). */
@@ -55,6 +57,7 @@ export interface ControllerManagerManifestInput {
   readonly metricsPort: number;
   readonly healthPort: number;
   readonly authorizer?: AuthorizerEndpoint;
+  readonly vpa?: boolean;
 }
 
 function clusterRole(name: string, rules: readonly ExplainedRule[]) {
@@ -144,5 +147,6 @@ export function controllerManagerObjects(input: ControllerManagerChartInput): Re
     metricsPort: input.config.server?.metrics?.port ?? 8080,
     healthPort: input.config.server?.healthProbes?.port ?? 8081,
     authorizer: authorizerEndpoint(input.config),
+    vpa: input.vpa,
   });
 }

@@ -28,6 +28,7 @@ export function controllerRegistrationObjects(input: RegistrationInput): Record<
     image: input.image,
     replicas: input.replicas,
     ...(input.priorityClassName ? { priorityClassName: input.priorityClassName } : {}),
+    vpa: { enabled: input.vpa?.enabled ?? true },
     config: input.config,
   };
   return [

@@ -5,6 +5,12 @@
  * placeholders that are then replaced by template expressions; with the same inputs, Helm renders
  * exactly what `manifests` prints (test/charts/helm-chart.test.ts checks it with Helm itself).
  *
+ * With per-node identities (`config.nodeAgent.identity: node`, the default) and
+ * `config.nodeAgent.authorizer`, the chart serves the node agent authorizer as `manifests` does: its
+ * container port on every replica, its serving certificate from the TLS Secret, its Service. Those
+ * parts are rendered twice (with and without the authorizer) and what only the first holds is
+ * wrapped in a Helm condition on the same values (authorizerTemplates).
+ *
  * Values: `image`, `replicas`, `priorityClassName` and `config` (the ControllerManagerConfiguration
  * document); gardenlet adds `gardener.*`, which the chart does not need.
  */
@@ -13,6 +19,8 @@ import { stringifyYaml } from '../../api/index.js';
 import { VERSION } from '../../api/version.js';
 import { tarBuffer } from '../tar.js';
 import { CONTROLLER_MANAGER_NAME, renderControllerManager } from './controller-manager.js';
+import { insertedRuns } from './line-insertions.js';
+import { authorizerServiceName } from './workload.js';
 
 export const CHART_NAME = CONTROLLER_MANAGER_NAME;
 
@@ -20,8 +28,13 @@ export interface ChartValues {
   readonly image: string;
   readonly replicas: number;
   readonly priorityClassName?: string;
+  /** A VerticalPodAutoscaler for the Deployment (as Gardener extensions ship one; seeds run VPA). */
+  readonly vpa?: { readonly enabled: boolean };
   readonly config: Record<string, unknown>;
 }
+
+/** The VerticalPodAutoscaler's template only renders with `vpa.enabled`. */
+const VPA_CONDITION = 'and .Values.vpa .Values.vpa.enabled';
 
 const config = (path: string, fallback: string | number) =>
   `(dig ${path
@@ -44,7 +57,29 @@ const PLACEHOLDERS = {
   replicas: { value: 987654301, template: '{{ .Values.replicas }}' },
   metricsPort: { value: 987654302, template: `{{ ${config('server.metrics.port', 8080)} }}` },
   healthPort: { value: 987654303, template: `{{ ${config('server.healthProbes.port', 8081)} }}` },
+  authorizerPort: {
+    value: 987654304,
+    template: `{{ ${config('nodeAgent.authorizer.port', 10443)} }}`,
+  },
+  authorizerDir: {
+    value: 'HELM-AUTHORIZER-DIR',
+    template: `{{ dir ${config('nodeAgent.authorizer.certFile', '')} | quote }}`,
+  },
+  authorizerCertFile: {
+    value: 'HELM-AUTHORIZER-CERT-FILE',
+    template: `{{ base ${config('nodeAgent.authorizer.certFile', '')} | quote }}`,
+  },
+  authorizerKeyFile: {
+    value: 'HELM-AUTHORIZER-KEY-FILE',
+    template: `{{ base ${config('nodeAgent.authorizer.keyFile', '')} | quote }}`,
+  },
 } as const;
+
+/**
+ * When the chart serves the authorizer: as controllerManagerObjects decides (identity `node`, the
+ * default, and an authorizer given).
+ */
+const AUTHORIZER_CONDITION = `and (eq ${config('nodeAgent.identity', 'node')} "node") ${config('nodeAgent.authorizer', '')}`;
 
 /** Whole lines: the configuration as a literal block, the priority class only when one is given. */
 const LINE_PLACEHOLDERS = {
@@ -76,8 +111,8 @@ function templateOf(yaml: string): string {
   return text;
 }
 
-/** templates/<kind>.yaml for every object of the seed manifests. */
-export function chartTemplates(): Map<string, string> {
+/** templates/<kind>.yaml for every object of the seed manifests (the authorizer's Service: service-authorizer.yaml). */
+function templateFiles(withAuthorizer: boolean, withVpa = false): Map<string, string> {
   const objects = renderControllerManager({
     namespace: PLACEHOLDERS.namespace.value,
     image: PLACEHOLDERS.image.value,
@@ -88,14 +123,68 @@ export function chartTemplates(): Map<string, string> {
     configChecksum: PLACEHOLDERS.checksum.value,
     metricsPort: PLACEHOLDERS.metricsPort.value,
     healthPort: PLACEHOLDERS.healthPort.value,
+    authorizer: withAuthorizer
+      ? {
+          port: PLACEHOLDERS.authorizerPort.value,
+          dir: PLACEHOLDERS.authorizerDir.value,
+          certFile: PLACEHOLDERS.authorizerCertFile.value,
+          keyFile: PLACEHOLDERS.authorizerKeyFile.value,
+        }
+      : undefined,
+    vpa: withVpa,
   });
   const templates = new Map<string, string>();
   for (const object of objects) {
-    const file = `templates/${String(object.kind).toLowerCase()}.yaml`;
-    if (templates.has(file)) throw new Error(`helm chart: two objects of kind ${object.kind}`);
-    templates.set(file, templateOf(stringifyYaml(object)));
+    const kind = String(object.kind).toLowerCase();
+    // the authorizer's own objects (its Service) beside the workload's object of the same kind
+    const authorizerOwn =
+      (object.metadata as { name: string }).name === authorizerServiceName(CONTROLLER_MANAGER_NAME);
+    const file = `templates/${kind}${authorizerOwn ? '-authorizer' : ''}.yaml`;
+    if (templates.has(file)) throw new Error(`helm chart: two objects for ${file}`);
+    templates.set(file, stringifyYaml(object));
   }
   return templates;
+}
+
+/**
+ * The templates with the authorizer's parts under AUTHORIZER_CONDITION: a file only the authorizer
+ * has (its Service) as a whole, in the others each run of lines the authorizer adds (its port,
+ * volume mount and volume). The authorizer only adds: a change of a line it shares is an error.
+ */
+function authorizerTemplates(): Map<string, string> {
+  const without = templateFiles(false);
+  const templates = new Map<string, string>();
+  for (const [file, text] of templateFiles(true)) {
+    const base = without.get(file);
+    const wrap = (lines: string) => `{{- if ${AUTHORIZER_CONDITION} }}\n${lines}{{- end }}\n`;
+    if (base === undefined) templates.set(file, wrap(text));
+    else
+      templates.set(
+        file,
+        insertedRuns(base, text)
+          .map((run) => (run.inserted ? wrap(run.text) : run.text))
+          .join(''),
+      );
+  }
+  return templates;
+}
+
+/** The files only a render with the VerticalPodAutoscaler has, under VPA_CONDITION. */
+function vpaTemplates(): Map<string, string> {
+  const without = templateFiles(false);
+  const templates = new Map<string, string>();
+  for (const [file, text] of templateFiles(false, true)) {
+    if (without.get(file) === text) continue;
+    if (without.has(file)) throw new Error(`helm chart: the VerticalPodAutoscaler changes ${file}`);
+    templates.set(file, `{{- if ${VPA_CONDITION} }}\n${text}{{- end }}\n`);
+  }
+  return templates;
+}
+
+export function chartTemplates(): Map<string, string> {
+  return new Map(
+    [...authorizerTemplates(), ...vpaTemplates()].map(([file, text]) => [file, templateOf(text)]),
+  );
 }
 
 export function chartFiles(values: ChartValues): Map<string, string> {

@@ -12,6 +12,11 @@
  */
 import { ApiObject, type Chart, Duration, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
+import {
+  SEED_EGRESS_POD_LABELS,
+  WEBHOOK_TARGET_PORTS_ANNOTATION,
+  webhookTargetPorts,
+} from './seed-network.js';
 
 /** The non-root user and group the image runs as (also set in the image's config). */
 export const CONTROLLER_MANAGER_UID = 65532;
@@ -32,6 +37,8 @@ export interface WorkloadInput {
   readonly healthPort: number;
   /** With per-node identities: where the node agent authorizer listens. */
   readonly authorizer?: AuthorizerEndpoint;
+  /** A VerticalPodAutoscaler for the Deployment (Gardener seeds run VPA; a plain cluster may lack its CRD). */
+  readonly vpa?: boolean;
 }
 
 /** The node agent authorizer's port and its serving certificate's directory and file names. */
@@ -65,7 +72,7 @@ export function addWorkload(chart: Chart, input: WorkloadInput): void {
     replicas: input.replicas,
     select: false,
     podMetadata: {
-      labels,
+      labels: { ...labels, ...SEED_EGRESS_POD_LABELS },
       annotations: {
         [CONFIG_CHECKSUM_ANNOTATION]: input.configChecksum,
         'prometheus.io/scrape': 'true',
@@ -158,6 +165,23 @@ export function addWorkload(chart: Chart, input: WorkloadInput): void {
     metadata: { name, namespace, labels },
     spec: { maxUnavailable: 1, selector, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
   });
+
+  if (input.vpa)
+    // as Gardener's own seed components: requests follow usage, the memory limit stays
+    new ApiObject(chart, 'vpa', {
+      apiVersion: 'autoscaling.k8s.io/v1',
+      kind: 'VerticalPodAutoscaler',
+      metadata: { name, namespace, labels },
+      spec: {
+        targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+        updatePolicy: { updateMode: 'Auto' },
+        resourcePolicy: {
+          containerPolicies: [
+            { containerName: '*', controlledValues: 'RequestsOnly', minAllowed: { memory: '64Mi' } },
+          ],
+        },
+      },
+    });
 }
 
 /**
@@ -193,7 +217,12 @@ function addAuthorizer(
   new ApiObject(chart, 'authorizer-service', {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: authorizerServiceName(o.name), namespace: o.namespace, labels: o.labels },
+    metadata: {
+      name: authorizerServiceName(o.name),
+      namespace: o.namespace,
+      labels: o.labels,
+      annotations: { [WEBHOOK_TARGET_PORTS_ANNOTATION]: webhookTargetPorts(a.port) },
+    },
     spec: { selector: o.labels, ports: [{ name: 'https', port: 443, targetPort: 'authorizer' }] },
   });
 }

@@ -114,7 +114,33 @@ describe('controller-manager chart', () => {
         capabilities: { drop: ['ALL'] },
         seccompProfile: { type: 'RuntimeDefault' },
       });
-      expect(pod.metadata.labels).to.deep.equal({ 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME });
+      expect(pod.metadata.labels).to.deep.include({ 'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME });
+    });
+
+    it("carries the labels a Gardener seed's NetworkPolicies allow by: DNS, the seed's API server, the shoots' API servers", () => {
+      // gardenlet's and gardener-resource-manager's NetworkPolicy controllers (Gardener v1.91)
+      expect(podOf(render()).metadata.labels).to.deep.equal({
+        'app.kubernetes.io/name': CONTROLLER_MANAGER_NAME,
+        'networking.gardener.cloud/to-dns': 'allowed',
+        'networking.gardener.cloud/to-runtime-apiserver': 'allowed',
+        'networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443': 'allowed',
+      });
+    });
+
+    it('adds a VerticalPodAutoscaler on request: requests follow usage, the memory limit stays', () => {
+      const kinds = (objects: Record<string, unknown>[]) => objects.map((o) => o.kind);
+      expect(kinds(render())).not.to.include('VerticalPodAutoscaler');
+      const vpa = controllerManagerObjects({ namespace: 'garden', image: 'x', config: {}, vpa: true }).find(
+        (o) => o.kind === 'VerticalPodAutoscaler',
+      ) as { spec: { targetRef: unknown; resourcePolicy: { containerPolicies: unknown[] } } };
+      expect(vpa.spec.targetRef).to.deep.equal({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: CONTROLLER_MANAGER_NAME,
+      });
+      expect(vpa.spec.resourcePolicy.containerPolicies).to.deep.equal([
+        { containerName: '*', controlledValues: 'RequestsOnly', minAllowed: { memory: '64Mi' } },
+      ]);
     });
 
     it('spreads over zones and nodes, keeps one replica in disruptions, takes a priority class', () => {

@@ -12,11 +12,11 @@ import { parseYaml, validateGardenerCoreObject } from '../../api/index.js';
 import { controllerManagerObjects } from '../../charts/controller-manager/controller-manager.js';
 import { controllerRegistrationObjects } from '../../charts/controller-manager/controller-registration.js';
 import { chartArchive } from '../../charts/controller-manager/helm-chart.js';
+import { loadControllerManagerConfiguration } from '../../cli/controller-manager-command.js';
 import { podConfiguration } from '../../cli/manifests-command.js';
 import { parseControllerManagerConfiguration } from '../../seed/manager/config.js';
 import { buildGoBinary } from '../support/go-binary.js';
 import { ROOT } from '../support/package-build.js';
-import { withoutAuthorizer } from '../support/without-authorizer.js';
 
 const NAMESPACE = 'extension-gardener-osc-x7k2p';
 
@@ -64,9 +64,19 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
     }));
   }
 
-  const exampleConfig = podConfiguration(withoutAuthorizer(join(ROOT, 'examples/controller-manager.yaml')));
+  const exampleConfig = podConfiguration(
+    loadControllerManagerConfiguration(join(ROOT, 'examples/controller-manager.yaml')),
+  );
+  const parse = (text: string) => {
+    const parsed = parseControllerManagerConfiguration(text);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return podConfiguration(parsed.value);
+  };
+  const otherAuthorizer = parse(
+    'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nnodeAgent:\n  authorizer:\n    port: 9443\n    certFile: /srv/tls/serving.pem\n    keyFile: /srv/tls/serving-key.pem\n',
+  );
   const minimal = parseControllerManagerConfiguration(
-    'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nserver:\n  metrics:\n    port: 9443\n  healthProbes:\n    port: 9444\nleaderElection:\n  name: "osc-leader"\n',
+    'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nnodeAgent:\n  identity: serviceAccount\nserver:\n  metrics:\n    port: 9443\n  healthProbes:\n    port: 9444\nleaderElection:\n  name: "osc-leader"\n',
   );
   if (!minimal.ok) throw new Error(JSON.stringify(minimal.errors));
   const cases = [
@@ -76,12 +86,21 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
       replicas: 2,
       priorityClassName: 'gardener-system-900',
       image: 'europe-docker.pkg.dev/gardener-project/releases/gardener-osc:v0.1.0',
+      vpa: true,
     },
     {
-      what: 'other ports and lease, one replica, no priority class, an image by digest',
+      what: "the node agent authorizer on another port, its certificate's files elsewhere",
+      config: otherAuthorizer,
+      replicas: 3,
+      image: 'registry.example.org/osc:v2',
+      vpa: true,
+    },
+    {
+      what: 'v1.91 identities (no authorizer), other ports and lease, one replica, no priority class, an image by digest',
       config: podConfiguration(minimal.value),
       replicas: 1,
       image: `registry.example.org/osc@sha256:${'ab'.repeat(32)}`,
+      vpa: false,
     },
   ];
 
@@ -89,6 +108,7 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
     it(`gives exactly what manifests prints: ${c.what}`, () => {
       const [deployment, registration] = controllerRegistrationObjects({
         ...c,
+        vpa: { enabled: c.vpa },
         osLocalTypes: ['gardenlinux'],
       });
       expect(validateGardenerCoreObject(deployment)).to.deep.equal([]);
@@ -101,8 +121,9 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
       for (const want of expected) {
         const got = rendered.find((r) => key(r.object) === key(want))!;
         expect(got.object, key(want)).to.deep.equal(JSON.parse(JSON.stringify(want)));
+        const authorizerOwn = key(want) === 'Service/gardener-osc-controller-manager-authorizer';
         expect(got.file).to.equal(
-          `gardener-osc-controller-manager/templates/${String(want.kind).toLowerCase()}.yaml`,
+          `gardener-osc-controller-manager/templates/${String(want.kind).toLowerCase()}${authorizerOwn ? '-authorizer' : ''}.yaml`,
         );
       }
     });

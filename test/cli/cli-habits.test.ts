@@ -192,6 +192,7 @@ describe('command-line habits', function () {
             kind: 'ControllerManagerConfiguration',
             clusterSelector: { matchLabels: { x: 'y' } },
             seedKubeconfig: kubeconfig,
+            nodeAgent: { identity: 'serviceAccount' },
             server: { healthProbes: { bindAddress: '127.0.0.1' } },
           }),
         );

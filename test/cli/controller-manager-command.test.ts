@@ -1,20 +1,20 @@
 /** `gardener-osc controller-manager` and `manifests`: configuration errors exit 2 naming the field; the manifests. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { formatGoDuration, parseYaml, stringifyYaml, validateGardenerCoreObject } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
-import { UsageError } from '../../runtime/cli/exit-codes.js';
 import {
   CONTROLLER_MANAGER_API_VERSION,
   CONTROLLER_MANAGER_KIND,
   parseControllerManagerConfiguration,
 } from '../../seed/manager/config.js';
 import { expectGolden } from '../golden.js';
-import { withoutAuthorizer } from '../support/without-authorizer.js';
+import { untar } from '../support/tar-read.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
@@ -118,6 +118,11 @@ describe('gardener-osc controller-manager and manifests', function () {
           ),
         }),
         seedKubeconfig: fc.constant('/home/me/.kube/seed'),
+        // per-node identities need the authorizer (seed/manager/check-config.ts)
+        nodeAgent: fc.constantFrom(
+          { identity: 'serviceAccount' },
+          { authorizer: { port: 10443, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' } },
+        ),
         applyMode: fc.constantFrom('managedResource', 'direct'),
         featureGates: fc.record({ UseGardenerNodeAgent: fc.boolean() }, { requiredKeys: [] }),
         nodeLogging: fc.boolean(),
@@ -155,13 +160,18 @@ describe('gardener-osc controller-manager and manifests', function () {
             retryPeriod: goDuration(Math.min(a, b)),
           })),
         server: fc.record(
-          { metrics: fc.record({ port: fc.integer({ min: 1, max: 65535 }) }) },
+          // any port but the health probes' (8081) and the authorizer's (10443)
+          {
+            metrics: fc.record({
+              port: fc.integer({ min: 1, max: 65535 }).filter((p) => p !== 8081 && p !== 10443),
+            }),
+          },
           { requiredKeys: [] },
         ),
         logLevel: fc.constantFrom('debug', 'info', 'warn', 'error'),
         logFormat: fc.constantFrom('json', 'text'),
       },
-      { requiredKeys: ['clusterSelector'] },
+      { requiredKeys: ['clusterSelector', 'nodeAgent'] },
     );
     const file = join(dir, 'generated.yaml');
     fc.assert(
@@ -189,9 +199,8 @@ describe('gardener-osc controller-manager and manifests', function () {
       replicas: '2',
       controllerRegistration: true,
     };
-    // its Helm chart does not serve the node agent authorizer: a configuration naming one is refused
-    expect(() => manifests(options)).to.throw(UsageError, /does not serve the node agent authorizer/);
-    const text = manifests(options, withoutAuthorizer);
+    // the example as it is: per-node identities with the authorizer (its chart serves it)
+    const text = manifests(options);
     const docs = text.split(/^---$/m).map((d) => parseYaml(d) as Record<string, unknown>);
     expect(docs.map((d) => d.kind)).to.deep.equal(['ControllerDeployment', 'ControllerRegistration']);
     for (const d of docs) expect(validateGardenerCoreObject(d)).to.deep.equal([]);
@@ -209,10 +218,45 @@ describe('gardener-osc controller-manager and manifests', function () {
     expect(values.image).to.equal('example.org/gardener-osc:v1');
     expect(values.config).to.deep.equal(
       parseYaml(
-        configMapData(
-          manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' }, withoutAuthorizer),
-        ),
+        configMapData(manifests({ config: example, namespace: 'garden', image: 'x', replicas: '2' })),
       ),
+    );
+  });
+
+  it('--helm-chart DIR writes the chart of the ControllerDeployment as files, the same as its archive', () => {
+    const out = join(dir, 'chart');
+    const options = {
+      config: example,
+      namespace: 'garden',
+      image: 'example.org/gardener-osc:v1',
+      replicas: '2',
+    };
+    const listed = manifests({ ...options, helmChart: out })
+      .trim()
+      .split('\n');
+    expect(listed.map((p) => p.slice(out.length + 1)).sort()).to.deep.equal([
+      'Chart.yaml',
+      'templates/clusterrole.yaml',
+      'templates/clusterrolebinding.yaml',
+      'templates/configmap.yaml',
+      'templates/deployment.yaml',
+      'templates/poddisruptionbudget.yaml',
+      'templates/service-authorizer.yaml',
+      'templates/service.yaml',
+      'templates/serviceaccount.yaml',
+      'templates/verticalpodautoscaler.yaml',
+      'values.yaml',
+    ]);
+    const deployment = parseYaml(
+      manifests({ ...options, controllerRegistration: true }).split(/^---$/m)[0]!,
+    ) as { providerConfig: { chart: string; values: unknown } };
+    const archive = untar(gunzipSync(Buffer.from(deployment.providerConfig.chart, 'base64')));
+    for (const path of listed) {
+      const name = `gardener-osc-controller-manager/${path.slice(out.length + 1)}`;
+      expect(readFileSync(path, 'utf8'), name).to.equal(archive.get(name)!.data.toString('utf8'));
+    }
+    expect(parseYaml(readFileSync(join(out, 'values.yaml'), 'utf8'))).to.deep.equal(
+      deployment.providerConfig.values,
     );
   });
 

@@ -1,73 +1,87 @@
 /**
  * The npm package as a user gets it: `npm pack`, the tarball installed into an empty project, then
  * imported from plain Node (no TypeScript loader), a TypeScript consumer compiled against its
- * declarations, and both executables run from node_modules/.bin.
+ * declarations, and both executables run from node_modules/.bin, every command of each. The
+ * controller-manager against an API server: test/integration/npm-package.test.ts.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { VERSION } from '../../api/version.js';
 import { runCli } from '../node-agent/support/cli-run.js';
 import { oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { type InstalledPackage, installedPackage, runPlain as run } from '../support/installed-package.js';
+import { admitsNodeVersion } from '../support/node-engines.js';
 import { ROOT } from '../support/package-build.js';
 
-/** The environment of a user's shell: no TypeScript loader from this test run. */
-const plainEnv = () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' };
-  delete env.NODE_OPTIONS;
-  return env;
-};
+/** The Node version package.json's engines field declares as the minimum. */
+const MINIMUM_NODE = '20.19.0';
 
-function run(file: string, args: string[], cwd: string, input?: string) {
-  const r = spawnSync(file, args, { cwd, env: plainEnv(), encoding: 'utf8', input, maxBuffer: 1 << 26 });
-  if (r.error) throw r.error;
-  return r;
+interface Installed {
+  readonly path: string;
+  readonly name: string;
+  readonly engines?: { node?: string };
+  readonly dependencies?: Record<string, string>;
+}
+
+function packageAt(dir: string): Installed | undefined {
+  const file = join(dir, 'package.json');
+  return existsSync(file) ? { path: dir, ...JSON.parse(readFileSync(file, 'utf8')) } : undefined;
+}
+
+/** Every package under a node_modules tree (nested node_modules included). */
+function installedPackages(nodeModules: string): Installed[] {
+  if (!existsSync(nodeModules)) return [];
+  const dirs = readdirSync(nodeModules)
+    .filter((entry) => !entry.startsWith('.'))
+    .flatMap((entry) =>
+      entry.startsWith('@')
+        ? readdirSync(join(nodeModules, entry)).map((sub) => join(nodeModules, entry, sub))
+        : [join(nodeModules, entry)],
+    );
+  return dirs.flatMap((dir) => {
+    const pkg = packageAt(dir);
+    return pkg ? [pkg, ...installedPackages(join(dir, 'node_modules'))] : [];
+  });
+}
+
+/** The packages `names` are, from the repository's node_modules, and every package they depend on. */
+function dependencyClosure(names: readonly string[]): Installed[] {
+  const seen = new Map<string, Installed>();
+  const resolveFrom = (from: string, name: string): Installed | undefined => {
+    for (let dir = from; dir.startsWith(ROOT); dir = join(dir, '..')) {
+      const found = packageAt(join(dir, 'node_modules', name));
+      if (found) return found;
+      if (dir === ROOT) break;
+    }
+    return undefined;
+  };
+  const visit = (pkg: Installed | undefined) => {
+    if (!pkg || seen.has(pkg.path)) return;
+    seen.set(pkg.path, pkg);
+    for (const dep of Object.keys(pkg.dependencies ?? {})) visit(resolveFrom(pkg.path, dep));
+  };
+  for (const name of names) visit(resolveFrom(ROOT, name));
+  return [...seen.values()];
+}
+
+/** The commands an executable's --help lists. */
+function commandsOf(help: string): string[] {
+  const section = help.split('Commands:\n')[1] ?? '';
+  return [...section.matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
 }
 
 describe('the npm package: packed, installed into an empty project, used from there', function () {
   this.timeout(300_000);
-  let dir: string;
+  let pkg: InstalledPackage;
   let project: string;
-  let files: string[];
+  let files: readonly string[];
 
   before(function () {
     this.timeout(600_000);
-    dir = mkdtempSync(join(tmpdir(), 'osc-npm-package-'));
-    // npm pack runs `prepare`, which compiles build/ when the sources changed
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
-        cwd: ROOT,
-        env: plainEnv(),
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }),
-    ) as [{ filename: string; files: { path: string }[] }];
-    files = packed[0].files.map((f) => f.path);
-    project = join(dir, 'consumer');
-    mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
-    // from the npm cache that `npm ci` filled: no registry needed
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        join(dir, packed[0].filename),
-      ],
-      { cwd: project, env: plainEnv(), stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-  });
-
-  after(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    pkg = installedPackage();
+    project = pkg.project;
+    files = pkg.files;
   });
 
   it('holds the compiled package, its declarations, both executables and no tests or sources', () => {
@@ -75,12 +89,14 @@ describe('the npm package: packed, installed into an empty project, used from th
       'package.json',
       'cli/bin.mjs',
       'node-agent/bin.mjs',
-      'build/cli/main.js',
+      'build/cli-bundle/main.js',
       'build/charts/index.js',
       'build/charts/index.d.ts',
       'build/api/index.d.ts',
       'build/node-agent/cli/program.js',
       'examples/cluster.yaml',
+      'LICENSE',
+      'charts/images.yaml',
     ]);
     const unexpected = files.filter(
       (f) => f.startsWith('test/') || f.startsWith('hack/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')),
@@ -167,8 +183,8 @@ renderNodeConfiguration({});
   });
 
   it('runs both executables from node_modules/.bin: the same output as the sources', async () => {
-    const bin = (name: string) => join(project, 'node_modules/.bin', name);
-    for (const name of ['gardener-osc', 'gardener-node-agent']) {
+    const bin = pkg.bin;
+    for (const name of ['gardener-osc', 'gardener-node-agent'] as const) {
       const r = run(bin(name), ['--version'], project);
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.equal(`${VERSION}\n`);
@@ -182,5 +198,63 @@ renderNodeConfiguration({});
     const bad = run(bin('gardener-osc'), ['render', '--target', 'moon'], project);
     expect(bad.status).to.equal(2);
     expect(bad.stderr).to.contain("'moon' is invalid");
+  });
+
+  it('runs every command of both executables from the installed package (each loads its modules)', () => {
+    for (const name of ['gardener-osc', 'gardener-node-agent'] as const) {
+      const commands = commandsOf(run(pkg.bin(name), ['--help'], project).stdout);
+      expect(commands.length, name).to.be.greaterThan(3);
+      for (const command of commands) {
+        const r = run(pkg.bin(name), [command, '--help'], project);
+        expect(r.status, `${name} ${command} --help: ${r.stderr}`).to.equal(0);
+        expect(r.stdout, `${name} ${command}`).to.contain(`Usage: ${name} ${command}`);
+      }
+    }
+    const examples = join(project, 'node_modules/gardener-osc/examples');
+    for (const args of [
+      ['crds'],
+      ['delays', '--nodes', '-'],
+      ['plan', '--cluster', join(examples, 'cluster.yaml'), '--next', join(examples, 'cluster.yaml')],
+      ['controller-manager', '--config', join(examples, 'controller-manager.yaml'), '--check-config'],
+      ['manifests', '--config', join(examples, 'controller-manager.yaml')],
+      ['manifests', '--config', join(examples, 'controller-manager.yaml'), '--shoot-role'],
+      ['completion', 'bash'],
+    ]) {
+      const input = args[0] === 'delays' ? 'apiVersion: v1\nkind: List\nitems: []\n' : undefined;
+      const r = run(pkg.bin('gardener-osc'), args, project, input);
+      expect(r.status, `gardener-osc ${args.join(' ')}: ${r.stderr}`).to.equal(0);
+      expect(r.stdout.length, `gardener-osc ${args.join(' ')}`).to.be.greaterThan(0);
+    }
+  });
+
+  it(`installs only packages whose engines admit Node ${MINIMUM_NODE}, the package's own minimum`, () => {
+    const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(own.engines.node).to.equal(`>=${MINIMUM_NODE}`);
+    // the range reader on the ranges that matter here: undici 8's refuses, the others admit
+    expect(
+      ['>=22.19.0', '^20.19.0 || >=22.12.0', '18 || 20 || >=22', '>= 20', '^16 || ^18', '~20.18'].map((r) =>
+        admitsNodeVersion(r, MINIMUM_NODE),
+      ),
+    ).to.deep.equal([false, true, true, true, false, false]);
+    const tree = installedPackages(join(project, 'node_modules'));
+    expect(tree.map((p) => p.name)).to.include.members(['gardener-osc', 'zod', 'cdk8s']);
+    const refusing = tree
+      .filter((p) => p.engines?.node && !admitsNodeVersion(p.engines.node, MINIMUM_NODE))
+      .map((p) => `${p.path}: engines.node ${p.engines?.node}`);
+    expect(refusing).to.deep.equal([]);
+  });
+
+  it('holds @kubernetes/client-node and undici in the CLI bundle: the versions the repository tests, whatever the consumer resolves', () => {
+    // client-node 2.0.1 asks for undici ^8.7.0 (Node >= 22.19): installed as dependencies, a
+    // consumer's npm would resolve that, as the repository's overrides do not reach it
+    const tree = installedPackages(join(project, 'node_modules')).map((p) => p.name);
+    expect(tree).not.to.include('@kubernetes/client-node');
+    expect(tree).not.to.include('undici');
+    const inlined = dependencyClosure(['@kubernetes/client-node', 'undici']);
+    expect(inlined.map((p) => p.name)).to.include.members(['@kubernetes/client-node', 'undici', 'ws']);
+    const refusing = inlined
+      .filter((p) => p.engines?.node && !admitsNodeVersion(p.engines.node, MINIMUM_NODE))
+      .map((p) => `${p.name}: engines.node ${p.engines?.node}`);
+    expect(refusing).to.deep.equal([]);
   });
 });

@@ -12,24 +12,20 @@ import { expect } from 'chai';
 import { parseYaml } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
 import { ROOT } from '../support/package-build.js';
-import { withoutAuthorizer } from '../support/without-authorizer.js';
 import { useOracle } from './support/expect-declared.js';
 import { oracle } from './support/oracle.js';
 
 type Result = { kind: string; errors: string[] };
 
 const printed = (config: string, extra: { priorityClass?: string } = {}) =>
-  manifests(
-    {
-      config: isAbsolute(config) ? config : join(ROOT, config),
-      namespace: 'garden',
-      image: 'registry.example.org/gardener-osc:v0.1.0',
-      replicas: '2',
-      controllerRegistration: true,
-      ...extra,
-    },
-    withoutAuthorizer,
-  )
+  manifests({
+    config: isAbsolute(config) ? config : join(ROOT, config),
+    namespace: 'garden',
+    image: 'registry.example.org/gardener-osc:v0.1.0',
+    replicas: '2',
+    controllerRegistration: true,
+    ...extra,
+  })
     .split(/^---$/m)
     .map((d) => parseYaml(d) as Record<string, unknown>);
 
@@ -55,7 +51,8 @@ describe('compat: the ControllerRegistration and ControllerDeployment, by garden
       const config = join(dir, 'config.yaml');
       writeFileSync(
         config,
-        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    a: b\n',
+        // v1.91's shared identity: per-node identities need the authorizer (seed/manager/check-config.ts)
+        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    a: b\nnodeAgent:\n  identity: serviceAccount\n',
       );
       const objects = printed(config);
       expect((objects[1] as { spec: object }).spec).not.to.have.property('resources');

@@ -42,7 +42,8 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   if (config.nodeAgent.identity !== NODE_AGENT_IDENTITY.node) return { seed, shoot };
-  shoot.push(startCsrApprover);
+  const { maxCertificateLifetime } = config.nodeAgent;
+  shoot.push((ctx, env) => startCsrApprover(ctx, env, { maxCertificateLifetime }));
   // the authorizer answers on every replica, from caches that run there too
   const authorizer = nodeAgentAuthorizer(config);
   return {

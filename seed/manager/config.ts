@@ -111,6 +111,17 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
         .default(1_800_000)
         .refine((ms) => ms > 0 && ms <= 3_600_000, 'must be more than 0s and at most 1h'),
       /**
+       * The longest client certificate lifetime (`spec.expirationSeconds`) the approver approves;
+       * a request without expirationSeconds or asking for more is denied. A certificate cannot be
+       * revoked, so this is how long a stolen one stays valid at most. The agent asks for 720h.
+       */
+      maxCertificateLifetime: goDuration
+        .default(2_592_000_000)
+        .refine(
+          (ms) => ms >= 3_600_000 && ms <= 31_536_000_000 && ms % 1000 === 0,
+          'must be whole seconds, at least 1h and at most 8760h',
+        ),
+      /**
        * The authorizer's HTTPS endpoint the shoots' kube-apiservers call
        * (`/webhooks/auth/nodeagent/<shoot namespace>`); without it no agent is authorized.
        */
@@ -212,6 +223,7 @@ export const DURATION_FIELDS = [
   ['controllers', 'rollout', 'settleTime'],
   ['controllers', 'rollout', 'checkInterval'],
   ['nodeAgent', 'bootstrapWindow'],
+  ['nodeAgent', 'maxCertificateLifetime'],
   ['leaderElection', 'leaseDuration'],
   ['leaderElection', 'renewDeadline'],
   ['leaderElection', 'retryPeriod'],

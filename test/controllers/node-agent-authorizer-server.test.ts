@@ -22,6 +22,7 @@ const world: NodeAgentWorld = {
   oscSecretNames: () => ['osc-p'],
   tokenSecretNames: [],
   recentlyIssued: () => false,
+  nodeWasRegistered: () => false,
   csrRequester: () => undefined,
 };
 

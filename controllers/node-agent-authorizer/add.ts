@@ -97,6 +97,7 @@ export function nodeAgentAuthorizer(config: ControllerManagerConfiguration): Nod
       port: server.port,
       certFile: server.certFile,
       keyFile: server.keyFile,
+      tokenKeyFile: server.tokenKeyFile,
       shoot: (namespace) => shoots.get(namespace),
       metrics: authorizerMetrics(ctx.registry as Registry),
       log,

@@ -131,6 +131,12 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
           port: z.number().int().min(0).max(65535).default(10443),
           certFile: z.string().min(1),
           keyFile: z.string().min(1),
+          /**
+           * The key each shoot's bearer token is derived from (at least 32 characters): the
+           * authorizer answers only a caller with its shoot's token
+           * (charts/controller-manager/authorizer-caller-token.ts, docs/security.md).
+           */
+          tokenKeyFile: z.string().min(1),
         })
         .optional(),
     })

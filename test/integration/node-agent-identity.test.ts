@@ -200,7 +200,13 @@ describe('node agent per-node identity', function () {
       config: l.fixture.config({
         nodeAgent: {
           identity: 'node',
-          authorizer: { bindAddress: '127.0.0.1', port, certFile: l.tls.certFile, keyFile: l.tls.keyFile },
+          authorizer: {
+            bindAddress: '127.0.0.1',
+            port,
+            certFile: l.tls.certFile,
+            keyFile: l.tls.keyFile,
+            tokenKeyFile: l.tls.tokenKeyFile,
+          },
         },
       }),
       seed: l.fixture.seedIdentity,

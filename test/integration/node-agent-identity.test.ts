@@ -233,7 +233,13 @@ describe('node agent per-node identity', function () {
         async () => {
           const res = await request(
             `https://127.0.0.1:${port}/webhooks/auth/nodeagent/${l.fixture.namespace}`,
-            { method: 'POST', body: JSON.stringify(review), dispatcher: agent },
+            {
+              method: 'POST',
+              body: JSON.stringify(review),
+              dispatcher: agent,
+              // as the shoot's kube-apiserver: with its bearer token
+              headers: { authorization: `Bearer ${l.tls.callerToken(l.fixture.namespace)}` },
+            },
           );
           const body = (await res.body.json()) as { status?: { allowed?: boolean } };
           return res.statusCode === 200 && body.status?.allowed === true;
@@ -242,6 +248,13 @@ describe('node agent per-node identity', function () {
         250,
       );
       expect(answer).to.equal(true);
+      // anyone else who reaches the endpoint learns nothing about the shoot
+      const anonymous = await request(
+        `https://127.0.0.1:${port}/webhooks/auth/nodeagent/${l.fixture.namespace}`,
+        { method: 'POST', body: JSON.stringify(review), dispatcher: agent },
+      );
+      expect(anonymous.statusCode).to.equal(401);
+      expect(await anonymous.body.text()).not.to.contain(node);
       const lease = await l.fixture.seedObjects.read({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',

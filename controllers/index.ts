@@ -18,6 +18,7 @@ import { shootAccessSecrets } from '../seed/manager/seed-informers.js';
 import { addMigrationController } from './migration/add.js';
 import { nodeAgentAuthorizer } from './node-agent-authorizer/add.js';
 import { startCsrApprover } from './node-agent-csr-approver/add.js';
+import { maxLifetimeWarning } from './node-agent-csr-approver/lifetime-warning.js';
 import { startNodeDelayController } from './node-delay/add.js';
 import { addOscController } from './operatingsystemconfig/add.js';
 import { addOsLocal } from './os-local/add.js';
@@ -60,5 +61,7 @@ export function runControllerManager(o: ManagerOptions): Promise<RunningManager>
     o.log.warn(
       'nodeAgent.authorizer is not configured: node agents get their identities, but no shoot API server can ask whether they may act (docs/security.md)',
     );
+  const lifetime = maxLifetimeWarning(nodeAgent.maxCertificateLifetime);
+  if (nodeAgent.identity === NODE_AGENT_IDENTITY.node && lifetime) o.log.warn(lifetime);
   return runManager({ ...o, controllers: seedControllers(o.config) });
 }

@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { type CsrDecision, decideNodeAgentCsr } from '../../controllers/node-agent-csr-approver/decide.js';
+import { maxLifetimeWarning } from '../../controllers/node-agent-csr-approver/lifetime-warning.js';
 import type { NodeAgentCsr } from '../../seed/node-identity/node-agent-csr.js';
 
 const NODE = 'node-a';
@@ -220,6 +221,16 @@ const rows: Row[] = [
   { name: 'an approved request', csr: csr({ approved: true }), expect: 'ignore' },
   { name: 'a denied request', csr: csr({ denied: true }), expect: 'ignore' },
 ];
+
+describe('node agent CSR approver: the maximum lifetime', () => {
+  it('warns when the maximum is below what agents ask for (720h), not at or above it', () => {
+    expect(maxLifetimeWarning(24 * 3_600_000)).to.match(
+      /nodeAgent.maxCertificateLifetime is 86400s, less than the 2592000s \(720h\) node agents ask for: every node agent's certificate signing request will be denied/,
+    );
+    expect(maxLifetimeWarning(720 * 3_600_000)).to.equal(undefined);
+    expect(maxLifetimeWarning(8760 * 3_600_000)).to.equal(undefined);
+  });
+});
 
 describe('node agent CSR approver: decide', () => {
   for (const row of rows) {

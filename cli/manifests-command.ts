@@ -22,6 +22,7 @@ import {
   authorizerWebhookKubeconfig,
   nodeAgentAuthorizationConfiguration,
 } from '../charts/controller-manager/authorization-config.js';
+import { authorizerCallerToken, readTokenKey } from '../charts/controller-manager/authorizer-caller-token.js';
 import {
   AUTHORIZER_SERVICE,
   controllerManagerObjects,
@@ -65,6 +66,8 @@ export interface ManifestsOptions {
   readonly shootAuthorization?: string;
   readonly authorizerUrl?: string;
   readonly authorizerCa?: string;
+  /** The authorizer's token key (`nodeAgent.authorizer.tokenKeyFile`), to derive the shoot's token. */
+  readonly authorizerTokenKey?: string;
   readonly webhookKubeconfig?: string;
 }
 
@@ -123,12 +126,30 @@ function shootAuthorization(options: ManifestsOptions, identity: string): string
   }
   if (!caPem.includes('-----BEGIN CERTIFICATE-----'))
     throw new UsageError(`--authorizer-ca ${options.authorizerCa} holds no PEM certificate`);
+  if (!options.authorizerTokenKey)
+    throw new UsageError(
+      "--shoot-authorization needs --authorizer-token-key FILE: the key the shoot's bearer token is derived from (nodeAgent.authorizer.tokenKeyFile)",
+    );
+  let tokenKey: Buffer;
+  try {
+    tokenKey = readTokenKey(readFileSync(options.authorizerTokenKey, 'utf8'), '--authorizer-token-key');
+  } catch (e) {
+    const message = (e as Error & { code?: string }).code
+      ? `--authorizer-token-key: cannot read ${options.authorizerTokenKey}: ${(e as Error).message}`
+      : (e as Error).message;
+    throw new UsageError(message);
+  }
+  const shoot = options.shootAuthorization ?? '';
   const base = options.authorizerUrl ?? `https://${AUTHORIZER_SERVICE}.${options.namespace}.svc`;
   if (!/^https:\/\//.test(base)) throw new UsageError(`--authorizer-url must be https://, not ${base}`);
   const kubeconfigPath = options.webhookKubeconfig ?? DEFAULT_WEBHOOK_KUBECONFIG;
   return [
     nodeAgentAuthorizationConfiguration({ webhookKubeconfigPath: kubeconfigPath }),
-    authorizerWebhookKubeconfig({ url: authorizerUrl(base, options.shootAuthorization ?? ''), caPem }),
+    authorizerWebhookKubeconfig({
+      url: authorizerUrl(base, shoot),
+      caPem,
+      token: authorizerCallerToken(tokenKey, shoot),
+    }),
   ]
     .map((o) => stringifyYaml(o))
     .join('---\n');
@@ -248,13 +269,17 @@ export function addManifestsCommand(program: Command, readStdin?: () => string):
     )
     .option(
       '--shoot-authorization <shoot namespace>',
-      "print that shoot kube-apiserver's --authorization-config file and the authorizer webhook kubeconfig it names instead",
+      "print that shoot kube-apiserver's --authorization-config file and the authorizer webhook kubeconfig it names (with the shoot's bearer token: a secret) instead",
     )
     .option(
       '--authorizer-url <url>',
       'how kube-apiservers reach the authorizer (default: https://gardener-osc-controller-manager-authorizer.<namespace>.svc)',
     )
     .option('--authorizer-ca <file>', 'the CA of the authorizer serving certificate (PEM)')
+    .option(
+      '--authorizer-token-key <file>',
+      "the authorizer's token key (nodeAgent.authorizer.tokenKeyFile): the shoot's bearer token is derived from it",
+    )
     .option(
       '--webhook-kubeconfig <path>',
       'where the kube-apiserver finds the webhook kubeconfig',

@@ -18,6 +18,7 @@ import { shootAccessSecrets } from '../seed/manager/seed-informers.js';
 import { addMigrationController } from './migration/add.js';
 import { nodeAgentAuthorizer } from './node-agent-authorizer/add.js';
 import { startCsrApprover } from './node-agent-csr-approver/add.js';
+import { maxLifetimeWarning } from './node-agent-csr-approver/lifetime-warning.js';
 import { startNodeDelayController } from './node-delay/add.js';
 import { addOscController } from './operatingsystemconfig/add.js';
 import { addOsLocal } from './os-local/add.js';
@@ -42,7 +43,8 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   if (config.nodeAgent.identity !== NODE_AGENT_IDENTITY.node) return { seed, shoot };
-  shoot.push(startCsrApprover);
+  const { maxCertificateLifetime } = config.nodeAgent;
+  shoot.push((ctx, env) => startCsrApprover(ctx, env, { maxCertificateLifetime }));
   // the authorizer answers on every replica, from caches that run there too
   const authorizer = nodeAgentAuthorizer(config);
   return {
@@ -59,5 +61,7 @@ export function runControllerManager(o: ManagerOptions): Promise<RunningManager>
     o.log.warn(
       'nodeAgent.authorizer is not configured: node agents get their identities, but no shoot API server can ask whether they may act (docs/security.md)',
     );
+  const lifetime = maxLifetimeWarning(nodeAgent.maxCertificateLifetime);
+  if (nodeAgent.identity === NODE_AGENT_IDENTITY.node && lifetime) o.log.warn(lifetime);
   return runManager({ ...o, controllers: seedControllers(o.config) });
 }

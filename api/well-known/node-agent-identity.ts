@@ -12,6 +12,12 @@ import { NODE_AGENT_REPORT_ANNOTATIONS } from './rollout.js';
 export const NODE_AGENT_USER_PREFIX = 'gardener.cloud:node-agent:machine:';
 export const NODE_AGENT_GROUP = 'gardener.cloud:node-agents';
 
+/**
+ * The lifetime a node agent asks for (`spec.expirationSeconds` of its CertificateSigningRequest):
+ * 30 days, as upstream. The approver's maximum (`nodeAgent.maxCertificateLifetime`) defaults to it.
+ */
+export const NODE_AGENT_CERTIFICATE_LIFETIME_SECONDS = 30 * 24 * 3600;
+
 /** `kubernetes.io/kube-apiserver-client`: the signer of client certificates the API server trusts. */
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 

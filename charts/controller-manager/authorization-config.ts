@@ -52,8 +52,16 @@ export function authorizerUrl(base: string, shootNamespace: string): string {
   return `${base.replace(/\/+$/, '')}${AUTHORIZER_WEBHOOK_PATH}${encodeURIComponent(shootNamespace)}`;
 }
 
-/** The kubeconfig the kube-apiserver calls the authorizer with (server: the shoot's endpoint). */
-export function authorizerWebhookKubeconfig(i: { readonly url: string; readonly caPem: string }) {
+/**
+ * The kubeconfig the kube-apiserver calls the authorizer with (server: the shoot's endpoint; the
+ * user: that shoot's bearer token, authorizer-caller-token.ts). It holds a credential: mount it
+ * from a Secret.
+ */
+export function authorizerWebhookKubeconfig(i: {
+  readonly url: string;
+  readonly caPem: string;
+  readonly token: string;
+}) {
   return {
     apiVersion: 'v1',
     kind: 'Config',
@@ -68,6 +76,6 @@ export function authorizerWebhookKubeconfig(i: { readonly url: string; readonly 
       },
     ],
     contexts: [{ name: 'authorizer', context: { cluster: 'authorizer', user: 'kube-apiserver' } }],
-    users: [{ name: 'kube-apiserver', user: {} }],
+    users: [{ name: 'kube-apiserver', user: { token: i.token } }],
   };
 }

@@ -36,7 +36,7 @@ export interface ControllerManagerChartInput {
     applyMode?: 'managedResource' | 'direct';
     nodeAgent?: {
       identity?: NodeAgentIdentityMode;
-      authorizer?: { port?: number; certFile: string; keyFile: string };
+      authorizer?: { port?: number; certFile: string; keyFile: string; tokenKeyFile: string };
     };
   };
   readonly replicas?: number;
@@ -91,7 +91,7 @@ export function shootClusterRole(
   return clusterRole(`${CONTROLLER_MANAGER_NAME}-shoot-access`, shootRules(applyMode, identity));
 }
 
-/** The Secret the authorizer's serving certificate is mounted from (`tls.crt`, `tls.key`). */
+/** The Secret the authorizer's serving certificate and token key are mounted from (`tls.crt`, `tls.key`, `token.key`). */
 export const AUTHORIZER_TLS_SECRET = authorizerTlsSecretName(CONTROLLER_MANAGER_NAME);
 /** The Service the shoots' kube-apiservers reach the authorizer through (port 443). */
 export const AUTHORIZER_SERVICE = authorizerServiceName(CONTROLLER_MANAGER_NAME);
@@ -122,15 +122,16 @@ function authorizerEndpoint(config: ControllerManagerChartInput['config']): Auth
     nodeAgent?.identity === NODE_AGENT_IDENTITY.serviceAccount ? undefined : nodeAgent?.authorizer;
   if (!authorizer) return undefined;
   const dir = dirname(authorizer.certFile);
-  if (dirname(authorizer.keyFile) !== dir)
+  if (dirname(authorizer.keyFile) !== dir || dirname(authorizer.tokenKeyFile) !== dir)
     throw new Error(
-      'nodeAgent.authorizer: certFile and keyFile must be in one directory (one Secret is mounted there)',
+      'nodeAgent.authorizer: certFile, keyFile and tokenKeyFile must be in one directory (one Secret is mounted there)',
     );
   return {
     port: authorizer.port ?? 10443,
     dir,
     certFile: basename(authorizer.certFile),
     keyFile: basename(authorizer.keyFile),
+    tokenKeyFile: basename(authorizer.tokenKeyFile),
   };
 }
 

@@ -47,9 +47,11 @@ export interface AuthorizerEndpoint {
   readonly dir: string;
   readonly certFile: string;
   readonly keyFile: string;
+  /** The key of the shoots' bearer tokens (charts/controller-manager/authorizer-caller-token.ts). */
+  readonly tokenKeyFile: string;
 }
 
-/** The Secret the authorizer's serving certificate is mounted from (`tls.crt`, `tls.key`). */
+/** The Secret the authorizer's serving certificate and token key are mounted from (`tls.crt`, `tls.key`, `token.key`). */
 export const authorizerTlsSecretName = (name: string) => `${name}-authorizer-tls`;
 /** The Service the shoots' kube-apiservers reach the authorizer through (port 443). */
 export const authorizerServiceName = (name: string) => `${name}-authorizer`;
@@ -210,6 +212,7 @@ function addAuthorizer(
         items: [
           { key: 'tls.crt', path: a.certFile },
           { key: 'tls.key', path: a.keyFile },
+          { key: 'token.key', path: a.tokenKeyFile },
         ],
       },
     }),

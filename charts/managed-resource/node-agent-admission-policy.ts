@@ -2,8 +2,11 @@
  * What a node agent with a per-node identity may change, enforced in the shoot's API server by a
  * ValidatingAdmissionPolicy (no webhook to be down): on its own Node only the labels and
  * annotations it owns (api/ NODE_AGENT_OWNED_NODE_METADATA) and the status' addresses (the lost
- * InternalIP recovery), never its spec (taints, unschedulable), conditions or other metadata; only
- * its own Lease `kube-system/gardener-node-agent-<node>`; only Events about its own Node. The
+ * InternalIP recovery), never its spec (taints, unschedulable), any other status field or other
+ * metadata, through the Node or its status subresource (the API server keeps the spec on a status
+ * write, but not the metadata); only its own Lease `kube-system/gardener-node-agent-<node>`; only
+ * Events about its own Node, and on an update (a patch) the Event must have been about its Node
+ * before too, so it cannot take over another Node's Event. The
  * authorizer decides which objects it may touch at all; this policy decides what it may write
  * into them, which an authorizer cannot see (the kubelet's anchor: the Node authorizer plus
  * NodeRestriction).
@@ -31,9 +34,33 @@ function onlyOwnedChange(field: 'labels' | 'annotations', owned: readonly string
 }
 
 const isNode = "request.kind.kind == 'Node'";
-const isNodeMain = `${isNode} && request.?subResource.orValue('') == ''`;
-const isNodeStatus = `${isNode} && request.?subResource.orValue('') == 'status'`;
-const UNCHANGED_STATUS = ['conditions', 'capacity', 'allocatable', 'nodeInfo', 'daemonEndpoints'];
+
+/**
+ * Every field of a Node's status but `addresses`, which the agent may write: v1.NodeStatus of
+ * Kubernetes v1.34 (https://github.com/kubernetes/api/blob/v0.34.0/core/v1/types.go, NodeStatus).
+ * A field the API server adds later would be writable: test/integration/node-agent-admission-policy
+ * compares this list with the NodeStatus schema the API server serves.
+ */
+export const NODE_STATUS_FIELDS_NOT_OWNED = [
+  'capacity',
+  'allocatable',
+  'phase',
+  'conditions',
+  'daemonEndpoints',
+  'nodeInfo',
+  'images',
+  'volumesInUse',
+  'volumesAttached',
+  'config',
+  'runtimeHandlers',
+  'features',
+] as const;
+
+/** `involvedObject` of `o` (object or oldObject) names its Node, cluster-scoped. */
+const aboutItsNode = (o: 'object' | 'oldObject') =>
+  `${o}.involvedObject.?kind.orValue('') == 'Node' && ` +
+  `${o}.involvedObject.?name.orValue('') == variables.node && ` +
+  `${o}.involvedObject.?namespace.orValue('') == ''`;
 
 export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
   const { labels, annotations } = NODE_AGENT_OWNED_NODE_METADATA;
@@ -44,18 +71,18 @@ export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
       reason: 'Forbidden',
     },
     {
-      expression: `!(${isNodeMain}) || (${onlyOwnedChange('labels', labels)})`,
+      expression: `!(${isNode}) || (${onlyOwnedChange('labels', labels)})`,
       message: `a node agent may set, change or remove only these labels of its Node: ${labels.join(', ')}`,
       reason: 'Forbidden',
     },
     {
-      expression: `!(${isNodeMain}) || (${onlyOwnedChange('annotations', annotations)})`,
+      expression: `!(${isNode}) || (${onlyOwnedChange('annotations', annotations)})`,
       message: `a node agent may set, change or remove only these annotations of its Node: ${annotations.join(', ')}`,
       reason: 'Forbidden',
     },
     {
       expression:
-        `!(${isNodeMain}) || (object.spec == oldObject.spec && ` +
+        `!(${isNode}) || (object.spec == oldObject.spec && ` +
         'object.metadata.?finalizers == oldObject.metadata.?finalizers && ' +
         'object.metadata.?ownerReferences == oldObject.metadata.?ownerReferences)',
       message:
@@ -63,8 +90,8 @@ export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
       reason: 'Forbidden',
     },
     {
-      expression: `!(${isNodeStatus}) || (${UNCHANGED_STATUS.map((f) => `object.status.?${f} == oldObject.status.?${f}`).join(' && ')})`,
-      message: `a node agent may change only the addresses in its Node's status, not ${UNCHANGED_STATUS.join(', ')}`,
+      expression: `!(${isNode}) || (${NODE_STATUS_FIELDS_NOT_OWNED.map((f) => `object.status.?${f} == oldObject.status.?${f}`).join(' && ')})`,
+      message: `a node agent may change only the addresses in its Node's status, not ${NODE_STATUS_FIELDS_NOT_OWNED.join(', ')}`,
       reason: 'Forbidden',
     },
     {
@@ -76,12 +103,13 @@ export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
       reason: 'Forbidden',
     },
     {
-      expression:
-        "request.kind.kind != 'Event' || " +
-        "(object.involvedObject.?kind.orValue('') == 'Node' && " +
-        "object.involvedObject.?name.orValue('') == variables.node && " +
-        "object.involvedObject.?namespace.orValue('') == '')",
+      expression: `request.kind.kind != 'Event' || (${aboutItsNode('object')})`,
       messageExpression: `'a node agent may record events only about its own Node ' + variables.node`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `request.kind.kind != 'Event' || request.operation != 'UPDATE' || (${aboutItsNode('oldObject')})`,
+      messageExpression: `'a node agent may change only events about its own Node ' + variables.node + ', and this one is not'`,
       reason: 'Forbidden',
     },
   ];

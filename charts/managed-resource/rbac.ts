@@ -10,6 +10,7 @@ import {
   NODE_AGENT_IDENTITY,
   type NodeAgentIdentityMode,
 } from '../../api/index.js';
+import { kubeletAdmissionPolicy } from './kubelet-admission-policy.js';
 import { nodeAgentAdmissionPolicy } from './node-agent-admission-policy.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -61,7 +62,12 @@ export function nodeAgentRbac(
   identity: NodeAgentIdentityMode,
 ): Record<string, unknown>[] {
   if (identity === NODE_AGENT_IDENTITY.node)
-    return [...bootstrapClusterRoleBindings(), identityRequestBinding(), ...nodeAgentAdmissionPolicy()];
+    return [
+      ...bootstrapClusterRoleBindings(),
+      identityRequestBinding(),
+      ...nodeAgentAdmissionPolicy(),
+      ...kubeletAdmissionPolicy(),
+    ];
   return [
     {
       apiVersion: `${RBAC_GROUP}/v1`,

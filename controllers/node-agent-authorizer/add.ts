@@ -17,6 +17,7 @@ import type {
 } from '../../seed/manager/context.js';
 import { type CsrObject, NodeAgentCsrIndex, shootCsrs } from '../../seed/node-identity/node-agent-csr.js';
 import { oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
+import { watchGoneNodes } from './gone-nodes.js';
 import {
   type AuthorizedShoot,
   authorizerMetrics,
@@ -38,16 +39,18 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 export function authorizedShoot(
   shoot: Pick<ShootContext, 'cache' | 'client'>,
   bootstrapWindowMs: number,
-): { shoot: AuthorizedShoot; synced: Promise<void> } {
+): { shoot: AuthorizedShoot; synced: Promise<void>; stop: () => void } {
   const nodes = shootNodes(shoot.cache);
   const secrets = oscSecrets(shoot.cache);
   const csrs = shootCsrs(shoot.cache);
+  const goneNodes = watchGoneNodes(nodes);
   const world = shootWorld({
     nodes,
     oscSecrets: secrets,
     csrs,
     csrIndex: new NodeAgentCsrIndex(csrs),
     bootstrapWindowMs,
+    goneNodes,
   });
   const client: Pick<KubeClient, 'getIfExists'> = shoot.client;
   let synced = false;
@@ -62,6 +65,7 @@ export function authorizedShoot(
         (await client.getIfExists<CsrObject>(RESOURCE.certificateSigningRequest, { name }))?.spec?.username,
     },
     synced: done,
+    stop: goneNodes.stop,
   };
 }
 
@@ -79,6 +83,7 @@ export function nodeAgentAuthorizer(config: ControllerManagerConfiguration): Nod
     shoots.set(ctx.namespace, entry.shoot);
     entry.synced.catch(() => undefined);
     const stopped = untilAborted(ctx.signal).then(() => {
+      entry.stop();
       if (shoots.get(ctx.namespace) === entry.shoot) shoots.delete(ctx.namespace);
     });
     return { synced: () => entry.synced, stopped: () => stopped };
@@ -92,6 +97,7 @@ export function nodeAgentAuthorizer(config: ControllerManagerConfiguration): Nod
       port: server.port,
       certFile: server.certFile,
       keyFile: server.keyFile,
+      tokenKeyFile: server.tokenKeyFile,
       shoot: (namespace) => shoots.get(namespace),
       metrics: authorizerMetrics(ctx.registry as Registry),
       log,

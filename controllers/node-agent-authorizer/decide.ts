@@ -2,8 +2,9 @@
  * The node agent authorizer's decision for one request (pure), after the kubelet's Node
  * authorizer: a user `gardener.cloud:node-agent:machine:<node>` may
  * - get, list and watch (by name) its pool's OSC secret and its token secrets in kube-system; while
- *   its Node is not registered yet and its identity is fresh (bootstrap window), every pool's OSC
- *   secret, since the pool is known only from the Node;
+ *   its Node is not registered yet and its identity is fresh (the bootstrap window, counted from
+ *   the first approval of an identity for that name), every pool's OSC secret, since the pool is
+ *   known only from the Node; an identity whose Node existed and is gone reads nothing;
  * - get, list and watch its own Node (by name, or listing by its hostname label), patch and update
  *   it and its status (what it may change there is the admission policy's to say);
  * - get, list, watch, create, update and patch its own Lease `kube-system/gardener-node-agent-<node>`
@@ -57,8 +58,10 @@ export interface NodeAgentWorld {
   oscSecretNames(pool: string | undefined): readonly string[];
   /** The token secrets every node agent syncs (valitail's). */
   readonly tokenSecretNames: readonly string[];
-  /** Whether this node's identity was issued within the bootstrap window. */
+  /** Whether the first identity of this node was approved within the bootstrap window. */
   recentlyIssued(node: string): boolean;
+  /** Whether a Node of this name was registered once and is gone now (deleted or being deleted). */
+  nodeWasRegistered(node: string): boolean;
   /** Who created the CertificateSigningRequest of this name (`spec.username`). */
   csrRequester(name: string): string | undefined;
 }
@@ -87,7 +90,10 @@ function secrets(node: string, a: Attributes, world: NodeAgentWorld): Decision {
     return deny(`a node agent may read only named secrets in ${NAMESPACE_KUBE_SYSTEM}`);
   if (a.subresource) return deny(`a node agent may not access secrets/${a.subresource}`);
   const live = world.node(node);
-  // an identity without a Node (a machine gone, or one that never registered) reads nothing
+  // a machine's Node deleted within its bootstrap window must not leave its identity the window's reads
+  if (!live && world.nodeWasRegistered(node))
+    return deny(`Node ${node} was registered and is gone: its identity reads nothing`);
+  // an identity without a Node (one that never registered) reads nothing after its bootstrap window
   if (!live && !world.recentlyIssued(node))
     return deny(`Node ${node} is not registered and its identity is older than the bootstrap window`);
   if (world.tokenSecretNames.includes(a.name)) return allow(`token secret ${a.name}`);

@@ -4,13 +4,17 @@
  * configuration, webhook authorizer) and answers with decide.ts's decision. One process serves
  * every selected shoot, so the path names the shoot. A shoot it does not know (yet) or whose
  * caches are not filled gets 503, which the API server's `failurePolicy: Deny` turns into a
- * denial: the authorizer fails closed, and an error is not cached as a decision. The serving
- * certificate is read again when its files change.
+ * denial: the authorizer fails closed, and an error is not cached as a decision. Only a caller
+ * with that shoot's bearer token is answered (401 otherwise, before the body is read): the
+ * decisions tell which Nodes exist, their pools and secret names, which are the shoot's own
+ * business (charts/controller-manager/authorizer-caller-token.ts). The serving certificate and the
+ * token key are read again when their files change.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { isAuthorizerCaller, readTokenKey } from '../../charts/controller-manager/authorizer-caller-token.js';
 import type { Logger } from '../../runtime/logging.js';
 import {
   type AccessReviewSpec,
@@ -35,7 +39,7 @@ export function authorizerMetrics(registry: Registry): AuthorizerMetrics {
   const metrics: AuthorizerMetrics = {
     decisions: new Counter({
       name: 'gardener_osc_node_agent_authorizer_decisions_total',
-      help: 'Access reviews of node agent requests, by decision (allowed, denied, no_opinion, unavailable) and resource',
+      help: 'Access reviews of node agent requests, by decision (allowed, denied, no_opinion, unavailable, unauthenticated) and resource',
       labelNames: ['decision', 'resource'],
       registers: [registry],
     }),
@@ -64,6 +68,8 @@ export interface AuthorizerServerOptions {
   readonly port: number;
   readonly certFile: string;
   readonly keyFile: string;
+  /** The key of the callers' bearer tokens (`nodeAgent.authorizer.tokenKeyFile`). */
+  readonly tokenKeyFile: string;
   readonly shoot: (namespace: string) => AuthorizedShoot | undefined;
   readonly metrics: AuthorizerMetrics;
   readonly log: Logger;
@@ -108,9 +114,21 @@ async function decide(shoot: AuthorizedShoot, spec: AccessReviewSpec): Promise<D
   return decideNodeAgentAccess(spec, shoot.world);
 }
 
-function tlsFiles(o: AuthorizerServerOptions): { cert: Buffer; key: Buffer; version: string } {
-  const version = [o.certFile, o.keyFile].map((f) => `${statSync(f).mtimeMs}:${statSync(f).size}`).join('|');
-  return { cert: readFileSync(o.certFile), key: readFileSync(o.keyFile), version };
+function tlsFiles(o: AuthorizerServerOptions): {
+  cert: Buffer;
+  key: Buffer;
+  tokenKey: Buffer;
+  version: string;
+} {
+  const version = [o.certFile, o.keyFile, o.tokenKeyFile]
+    .map((f) => `${statSync(f).mtimeMs}:${statSync(f).size}`)
+    .join('|');
+  return {
+    cert: readFileSync(o.certFile),
+    key: readFileSync(o.keyFile),
+    tokenKey: readTokenKey(readFileSync(o.tokenKeyFile, 'utf8'), 'nodeAgent.authorizer.tokenKeyFile'),
+    version,
+  };
 }
 
 export async function serveNodeAgentAuthorizer(o: AuthorizerServerOptions): Promise<RunningAuthorizerServer> {
@@ -124,6 +142,16 @@ export async function serveNodeAgentAuthorizer(o: AuthorizerServerOptions): Prom
       return;
     }
     const namespace = decodeURIComponent(url.slice(AUTHORIZER_PATH.length).split('?')[0] ?? '');
+    if (!isAuthorizerCaller(req.headers.authorization, tls.tokenKey, namespace)) {
+      o.metrics.decisions.inc({ decision: 'unauthenticated', resource: '<unknown>' });
+      o.log.info(
+        { shoot: namespace, remote: req.socket.remoteAddress },
+        'Refused an access review without the bearer token of its shoot',
+      );
+      respond(res, 401, { message: `only the kube-apiserver of shoot ${namespace} is answered here` });
+      req.resume();
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -193,9 +221,12 @@ export async function serveNodeAgentAuthorizer(o: AuthorizerServerOptions): Prom
       if (next.version === tls.version) return;
       server.setSecureContext({ cert: next.cert, key: next.key });
       tls = next;
-      o.log.info('Reloaded the authorizer serving certificate');
+      o.log.info('Reloaded the authorizer serving certificate and token key');
     } catch (e) {
-      o.log.error({ err: e }, 'Reading the authorizer serving certificate failed; keeping the previous one');
+      o.log.error(
+        { err: e },
+        'Reading the authorizer serving certificate or token key failed; keeping the previous ones',
+      );
     }
   }, o.certificateCheckMs ?? 60_000);
   reload.unref();

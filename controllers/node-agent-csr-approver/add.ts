@@ -23,7 +23,16 @@ export interface RunningCsrApprover extends RunningController {
   readonly controller: Controller;
 }
 
-export function startCsrApprover(shoot: ShootContext, env: ProcessContext): RunningCsrApprover {
+export interface CsrApproverSettings {
+  /** `nodeAgent.maxCertificateLifetime`, in milliseconds. */
+  readonly maxCertificateLifetime: number;
+}
+
+export function startCsrApprover(
+  shoot: ShootContext,
+  env: ProcessContext,
+  settings: CsrApproverSettings,
+): RunningCsrApprover {
   const { signal } = shoot;
   const log = shoot.log.child({ shoot: shoot.namespace, controller: CSR_APPROVER_CONTROLLER_NAME });
   const csrs = shootCsrs(shoot.cache);
@@ -36,6 +45,7 @@ export function startCsrApprover(shoot: ShootContext, env: ProcessContext): Runn
     recorder: env.recorder,
     eventObject: shoot.eventObject,
     metrics: csrApproverMetrics(env.metrics.registry),
+    maxExpirationSeconds: Math.floor(settings.maxCertificateLifetime / 1000),
   });
   const controller = new Controller({
     name: CSR_APPROVER_CONTROLLER_NAME,

@@ -2,9 +2,16 @@
  * Whether a node agent's request for its client certificate is approved (pure). The subject must
  * be exactly the node agent's (`CN=gardener.cloud:node-agent:machine:<node>`,
  * `O=gardener.cloud:node-agents`), ask for nothing else (no SANs, no other attributes), be signed
- * by the key it carries and ask only for client use. Who may ask:
- * - a bootstrap token, for a node that is not registered yet (a new machine), and for one node
- *   only: a token that already got an identity gets no second one;
+ * by the key it carries, ask only for client use and for a lifetime (`spec.expirationSeconds`)
+ * of at most `nodeAgent.maxCertificateLifetime`: a certificate cannot be revoked, and the signer
+ * treats expirationSeconds as a maximum and gives its own default (a year in the
+ * kube-controller-manager) when it is unset, so an unset one is refused too
+ * (https://kubernetes.io/docs/reference/access-authn-authz/certificate-signing-requests/#request-signing-process).
+ * Who may ask:
+ * - a bootstrap token, for a node that is not registered yet (a new machine), once: a token that
+ *   already got an identity gets no second one, for another node or the same, and no bootstrap
+ *   token gets the identity of a node whose identity was already issued (a second approval would
+ *   start its bootstrap window again, docs/security.md);
  * - the identity itself, renewing, while its Node exists;
  * - the v1.91 ServiceAccounts (the agent's shared one, the legacy downloader's), for a node that is
  *   registered: running nodes switching to their own identity.
@@ -30,6 +37,18 @@ export interface CsrWorld {
   nodeExists(name: string): boolean;
   /** The nodes for which requests of this requester were approved before (other requests). */
   approvedNodesOf(requester: string, except: string): readonly string[];
+  /** The approved requests (other than `except`) for the identity of this node: name and requester. */
+  approvedFor(node: string, except: string): readonly { readonly name: string; readonly requester: string }[];
+  /** The longest lifetime approved (`nodeAgent.maxCertificateLifetime`), in seconds. */
+  readonly maxExpirationSeconds: number;
+}
+
+function lifetimeProblem(csr: NodeAgentCsr, maxSeconds: number): string | undefined {
+  if (csr.expirationSeconds === undefined)
+    return `spec.expirationSeconds must be set (at most ${maxSeconds}): without it the signer issues its default lifetime`;
+  if (csr.expirationSeconds > maxSeconds)
+    return `spec.expirationSeconds ${csr.expirationSeconds} is more than the maximum ${maxSeconds} (nodeAgent.maxCertificateLifetime)`;
+  return undefined;
 }
 
 function subjectProblem(csr: NodeAgentCsr): string | undefined {
@@ -51,7 +70,7 @@ function subjectProblem(csr: NodeAgentCsr): string | undefined {
 
 export function decideNodeAgentCsr(csr: NodeAgentCsr, world: CsrWorld): CsrDecision {
   if (csr.approved || csr.denied || csr.issued) return { action: 'ignore', why: 'already decided' };
-  const problem = subjectProblem(csr);
+  const problem = subjectProblem(csr) ?? lifetimeProblem(csr, world.maxExpirationSeconds);
   if (problem) return { action: 'deny', why: problem };
   const registered = world.nodeExists(csr.node);
   const identity = nodeAgentUserName(csr.node);
@@ -66,6 +85,12 @@ export function decideNodeAgentCsr(csr: NodeAgentCsr, world: CsrWorld): CsrDecis
       return {
         action: 'deny',
         why: `bootstrap token ${csr.requester} already got the identity of ${others.join(', ')}`,
+      };
+    const issued = world.approvedFor(csr.node, csr.name);
+    if (issued.length > 0)
+      return {
+        action: 'deny',
+        why: `the identity of ${csr.node} was already issued (${issued.map((c) => `${c.name} by ${c.requester}`).join(', ')}) and Node ${csr.node} is not registered: a bootstrap token gets one identity per machine, and only the identity itself renews it once its Node exists`,
       };
     return { action: 'approve', why: `a new machine's bootstrap token asks for the identity of ${csr.node}` };
   }

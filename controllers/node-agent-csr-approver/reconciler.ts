@@ -46,12 +46,16 @@ export interface CsrApproverOptions {
   readonly recorder: EventRecorder;
   readonly eventObject: EventObject;
   readonly metrics: CsrApproverMetrics;
+  /** `nodeAgent.maxCertificateLifetime` in seconds. */
+  readonly maxExpirationSeconds: number;
   readonly now?: () => Date;
 }
 
 export class CsrApproverReconciler {
   /** Approvals of this process not yet in the cache: a token asking twice at once gets one. */
   private readonly approved = new Map<string, Set<string>>();
+  /** The same by node: request name and requester of each approval. */
+  private readonly approvedByNode = new Map<string, Map<string, string>>();
 
   constructor(private readonly o: CsrApproverOptions) {}
 
@@ -71,6 +75,21 @@ export class CsrApproverReconciler {
           ...(this.approved.get(requester) ?? []),
         ]),
       ],
+      approvedFor: (node, except) => {
+        const mine = this.approvedByNode.get(node);
+        const found = new Map<string, string>();
+        for (const c of this.o.index.list()) {
+          if (c.node !== node) continue;
+          if (!c.approved) continue;
+          mine?.delete(c.name); // the cache shows the approval now: it answers from here on
+          found.set(c.name, c.requester);
+        }
+        for (const [n, requester] of mine ?? []) found.set(n, requester);
+        if (mine?.size === 0) this.approvedByNode.delete(node);
+        found.delete(except);
+        return [...found].map(([name, requester]) => ({ name, requester }));
+      },
+      maxExpirationSeconds: this.o.maxExpirationSeconds,
     });
     if (decision.action === 'ignore') return decision;
     const approve = decision.action === 'approve';
@@ -89,6 +108,8 @@ export class CsrApproverReconciler {
     this.o.metrics.decisions.inc({ decision: decision.action });
     const fields = { csr: name, node: csr.node, requester: csr.requester, why: decision.why };
     if (approve) {
+      const byNode = this.approvedByNode.get(csr.node) ?? new Map<string, string>();
+      this.approvedByNode.set(csr.node, byNode.set(name, csr.requester));
       if (csr.requester.startsWith('system:bootstrap:')) {
         const nodes = this.approved.get(csr.requester) ?? new Set<string>();
         this.approved.set(csr.requester, nodes.add(csr.node));

@@ -89,6 +89,7 @@ export interface AuthorizerEndpoint {
   readonly port: number;
   readonly certFile: string;
   readonly keyFile: string;
+  readonly tokenKeyFile: string;
 }
 
 /** The shoot namespace in the seed of examples/cluster.yaml (the Cluster's name). */

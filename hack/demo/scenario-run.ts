@@ -138,6 +138,7 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       port: await freePort(),
       certFile: tls.certFile,
       keyFile: tls.keyFile,
+      tokenKeyFile: tls.tokenKeyFile,
     };
     res.envtests.push(
       startEnvtest({ name: `demo-${id}-seed` }),
@@ -146,6 +147,7 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
         nodeAgentAuthorizer: {
           url: authorizerUrl(`https://127.0.0.1:${authorizer.port}`, exampleShootNamespace()),
           caPem: tls.caPem,
+          token: tls.callerToken(exampleShootNamespace()),
         },
         admissionPlugins: ['NodeRestriction'],
       }),

@@ -6,7 +6,12 @@
  * from the key, so a retried create finds its own request instead of making a second one.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { KUBE_APISERVER_CLIENT_SIGNER, NODE_AGENT_GROUP, nodeAgentUserName } from '../../api/index.js';
+import {
+  KUBE_APISERVER_CLIENT_SIGNER,
+  NODE_AGENT_CERTIFICATE_LIFETIME_SECONDS,
+  NODE_AGENT_GROUP,
+  nodeAgentUserName,
+} from '../../api/index.js';
 import { type Clock, realClock, sleep } from '../../runtime/clock.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -17,7 +22,7 @@ import { createCertificationRequest } from '../../runtime/pki/pkcs10.js';
 import { type CsrStatusView, csrState } from './csr-state.js';
 
 /** What the agent asks for: 30 days, as upstream; the signer may give less. */
-export const CERTIFICATE_EXPIRATION_SECONDS = 30 * 24 * 3600;
+export const CERTIFICATE_EXPIRATION_SECONDS = NODE_AGENT_CERTIFICATE_LIFETIME_SECONDS;
 export const CSR_NAME_PREFIX = 'node-agent-csr-';
 
 export interface CertificateRequestOptions {

@@ -111,6 +111,17 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
         .default(1_800_000)
         .refine((ms) => ms > 0 && ms <= 3_600_000, 'must be more than 0s and at most 1h'),
       /**
+       * The longest client certificate lifetime (`spec.expirationSeconds`) the approver approves;
+       * a request without expirationSeconds or asking for more is denied. A certificate cannot be
+       * revoked, so this is how long a stolen one stays valid at most. The agent asks for 720h.
+       */
+      maxCertificateLifetime: goDuration
+        .default(2_592_000_000)
+        .refine(
+          (ms) => ms >= 3_600_000 && ms <= 31_536_000_000 && ms % 1000 === 0,
+          'must be whole seconds, at least 1h and at most 8760h',
+        ),
+      /**
        * The authorizer's HTTPS endpoint the shoots' kube-apiservers call
        * (`/webhooks/auth/nodeagent/<shoot namespace>`); without it no agent is authorized.
        */
@@ -120,6 +131,12 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
           port: z.number().int().min(0).max(65535).default(10443),
           certFile: z.string().min(1),
           keyFile: z.string().min(1),
+          /**
+           * The key each shoot's bearer token is derived from (at least 32 characters): the
+           * authorizer answers only a caller with its shoot's token
+           * (charts/controller-manager/authorizer-caller-token.ts, docs/security.md).
+           */
+          tokenKeyFile: z.string().min(1),
         })
         .optional(),
     })
@@ -212,6 +229,7 @@ export const DURATION_FIELDS = [
   ['controllers', 'rollout', 'settleTime'],
   ['controllers', 'rollout', 'checkInterval'],
   ['nodeAgent', 'bootstrapWindow'],
+  ['nodeAgent', 'maxCertificateLifetime'],
   ['leaderElection', 'leaseDuration'],
   ['leaderElection', 'renewDeadline'],
   ['leaderElection', 'retryPeriod'],

@@ -46,12 +46,19 @@ export interface NodeAgentCsr {
   /** Who created the request (`spec.username`, set by the API server). */
   readonly requester: string;
   readonly usages: readonly string[];
+  /** `spec.expirationSeconds`: the lifetime asked for (the signer's default when undefined). */
+  readonly expirationSeconds: number | undefined;
   readonly request: ParsedCertificationRequest;
   readonly approved: boolean;
   readonly denied: boolean;
   readonly issued: boolean;
   /** Milliseconds since the epoch. */
   readonly createdAt: number;
+  /**
+   * When it was approved (the Approved condition's lastUpdateTime, else its creation), in
+   * milliseconds since the epoch; undefined while it is not approved.
+   */
+  readonly approvedAt: number | undefined;
 }
 
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
@@ -67,6 +74,12 @@ export function isFinal(csr: CsrObject): boolean {
 
 const condition = (csr: CsrObject, type: string) =>
   (csr.status?.conditions ?? []).some((c) => c.type === type && c.status !== 'False');
+
+function approvedAt(csr: CsrObject, createdAt: number): number | undefined {
+  const approval = (csr.status?.conditions ?? []).find((c) => c.type === 'Approved' && c.status !== 'False');
+  if (!approval) return undefined;
+  return Date.parse(approval.lastUpdateTime ?? '') || createdAt;
+}
 
 /**
  * The node agent request in `csr`; undefined when it is for another signer, does not parse, or
@@ -84,16 +97,19 @@ export function readNodeAgentCsr(csr: CsrObject): NodeAgentCsr | undefined {
   }
   const node = nodeOfNodeAgentUser(request.subject.commonName ?? '');
   if (!node) return undefined;
+  const createdAt = Date.parse(csr.metadata?.creationTimestamp ?? '') || 0;
   return {
     name: csr.metadata?.name ?? '',
     node,
     requester: csr.spec.username ?? '',
     usages: csr.spec.usages ?? [],
+    expirationSeconds: csr.spec.expirationSeconds,
     request,
     approved: condition(csr, 'Approved'),
     denied: condition(csr, 'Denied') || condition(csr, 'Failed'),
     issued: Boolean(csr.status?.certificate),
-    createdAt: Date.parse(csr.metadata?.creationTimestamp ?? '') || 0,
+    createdAt,
+    approvedAt: approvedAt(csr, createdAt),
   };
 }
 

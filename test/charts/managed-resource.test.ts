@@ -91,6 +91,8 @@ describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9
         'clusterrolebinding____gardener-node-agent_request-identity.yaml',
         'validatingadmissionpolicy____gardener-node-agent.yaml',
         'validatingadmissionpolicybinding____gardener-node-agent.yaml',
+        'validatingadmissionpolicy____gardener-node-agent-kubelet.yaml',
+        'validatingadmissionpolicybinding____gardener-node-agent-kubelet.yaml',
       ].sort(),
     );
     const all = Object.values(data).join('\n');

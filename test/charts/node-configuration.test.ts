@@ -235,6 +235,8 @@ describe('node configuration with per-node identities', () => {
       'ClusterRoleBinding/gardener-node-agent:request-identity',
       'ValidatingAdmissionPolicy/gardener-node-agent',
       'ValidatingAdmissionPolicyBinding/gardener-node-agent',
+      'ValidatingAdmissionPolicy/gardener-node-agent-kubelet',
+      'ValidatingAdmissionPolicyBinding/gardener-node-agent-kubelet',
     ]);
   });
 

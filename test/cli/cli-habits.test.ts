@@ -58,7 +58,7 @@ describe('command-line habits', function () {
       const r = await runMain(['render', '--target', 'shoot'], undefined, { terminal: true });
       expect(r.code).to.equal(0);
       expect(r.stderr).to.equal(
-        `gardener-osc: rendered 9 objects (3 Secret, 4 ClusterRoleBinding, 1 ValidatingAdmissionPolicy, 1 ValidatingAdmissionPolicyBinding) for worker pools cpu-worker, gpu-worker, arm-worker, ${Buffer.byteLength(r.stdout)} bytes\n`,
+        `gardener-osc: rendered 11 objects (3 Secret, 4 ClusterRoleBinding, 2 ValidatingAdmissionPolicy, 2 ValidatingAdmissionPolicyBinding) for worker pools cpu-worker, gpu-worker, arm-worker, ${Buffer.byteLength(r.stdout)} bytes\n`,
       );
       expect((await runMain(['render', '--target', 'shoot'])).stderr, 'not on a terminal').to.equal('');
       expect(
@@ -73,13 +73,13 @@ describe('command-line habits', function () {
       const r = await runMain(['render', '--target', 'shoot', '--output', out]);
       expect(r.code).to.equal(0);
       const files = readdirSync(out).sort();
-      expect(files).to.have.length(9);
+      expect(files).to.have.length(11);
       expect(r.stderr.split('\n').filter(Boolean)).to.deep.equal([
         ...r.stderr
           .split('\n')
           .filter((l) => l.startsWith('gardener-osc: wrote /'))
           .filter((l) => !l.includes(' files to ')),
-        `gardener-osc: wrote 9 files to ${out}`,
+        `gardener-osc: wrote 11 files to ${out}`,
       ]);
       for (const f of files) expect(r.stderr).to.contain(`gardener-osc: wrote ${join(out, f)}\n`);
       const json = await runMain([

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { formatGoDuration, parseYaml, stringifyYaml, validateGardenerCoreObject } from '../../api/index.js';
+import { authorizerCallerToken } from '../../charts/controller-manager/authorizer-caller-token.js';
 import { manifests } from '../../cli/manifests-command.js';
 import {
   CONTROLLER_MANAGER_API_VERSION,
@@ -279,6 +280,8 @@ describe('gardener-osc controller-manager and manifests', function () {
     try {
       const ca = join(dir, 'ca.crt');
       writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n');
+      const tokenKey = join(dir, 'token.key');
+      writeFileSync(tokenKey, `${'k'.repeat(40)}\n`);
       const options = {
         config: join(ROOT, 'examples/controller-manager.yaml'),
         namespace: 'garden',
@@ -286,6 +289,7 @@ describe('gardener-osc controller-manager and manifests', function () {
         replicas: '1',
         shootAuthorization: 'shoot--dev--demo',
         authorizerCa: ca,
+        authorizerTokenKey: tokenKey,
       };
       const [config, kubeconfig] = manifests(options)
         .split(/^---$/m)
@@ -298,6 +302,14 @@ describe('gardener-osc controller-manager and manifests', function () {
         'https://gardener-osc-controller-manager-authorizer.garden.svc/webhooks/auth/nodeagent/shoot--dev--demo',
       );
       expect(() => manifests({ ...options, authorizerCa: undefined })).to.throw(/--authorizer-ca/);
+      // the shoot's kube-apiserver authenticates with its own token, derived from the key
+      const user = (kubeconfig as { users: { user: { token?: string } }[] }).users[0]?.user;
+      expect(user?.token).to.equal(authorizerCallerToken(Buffer.from('k'.repeat(40)), 'shoot--dev--demo'));
+      expect(() => manifests({ ...options, authorizerTokenKey: undefined })).to.throw(
+        /--authorizer-token-key FILE/,
+      );
+      writeFileSync(tokenKey, 'short\n');
+      expect(() => manifests(options)).to.throw(/--authorizer-token-key: .*at least 32 characters/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

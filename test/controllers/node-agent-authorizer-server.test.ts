@@ -1,8 +1,8 @@
 /**
  * The authorizer's HTTPS endpoint: answers a SubjectAccessReview with the decision, says 503 for a
  * shoot it does not serve or whose caches are not filled (the API server then denies: fail
- * closed), refuses what is not a review, looks a just-created CSR up live, and picks up a renewed
- * serving certificate.
+ * closed), refuses what is not a review, answers only a caller with its shoot's bearer token,
+ * looks a just-created CSR up live, and picks up a renewed serving certificate.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
@@ -22,6 +22,7 @@ const world: NodeAgentWorld = {
   oscSecretNames: () => ['osc-p'],
   tokenSecretNames: [],
   recentlyIssued: () => false,
+  nodeWasRegistered: () => false,
   csrRequester: () => undefined,
 };
 
@@ -46,6 +47,7 @@ describe('node agent authorizer endpoint', () => {
       port: 0,
       certFile: tls.certFile,
       keyFile: tls.keyFile,
+      tokenKeyFile: tls.tokenKeyFile,
       shoot: (ns) =>
         ns === 'shoot--a--b'
           ? {
@@ -66,10 +68,17 @@ describe('node agent authorizer endpoint', () => {
     rmSync(tls.dir, { recursive: true, force: true });
   });
 
-  const post = async (path: string, body: unknown, method: 'POST' | 'GET' = 'POST') => {
+  /** Sends as the kube-apiserver of the shoot the path names (its bearer token; null: no header). */
+  const post = async (
+    path: string,
+    body: unknown,
+    method: 'POST' | 'GET' = 'POST',
+    token: string | null = tls.callerToken(path.split('/').at(-1) ?? ''),
+  ) => {
     const res = await request(`https://127.0.0.1:${server.port}${path}`, {
       method,
       dispatcher: agent,
+      headers: token === null ? {} : { authorization: `Bearer ${token}` },
       body: method === 'POST' ? (typeof body === 'string' ? body : JSON.stringify(body)) : undefined,
     });
     return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
@@ -108,6 +117,35 @@ describe('node agent authorizer endpoint', () => {
     } finally {
       synced = true;
     }
+  });
+
+  it("answers only a caller with the shoot's bearer token (401, before any decision)", async () => {
+    const r = review('gardener.cloud:node-agent:machine:node-a', {
+      verb: 'get',
+      resource: 'nodes',
+      name: 'node-a',
+    });
+    const path = '/webhooks/auth/nodeagent/shoot--a--b';
+    const before = (
+      await registry.getSingleMetric('gardener_osc_node_agent_authorizer_decisions_total')?.get()
+    )?.values.length;
+    expect(before).to.be.a('number');
+    for (const token of [
+      null,
+      '',
+      'guess',
+      tls.callerToken('shoot--other'),
+      `${tls.callerToken('shoot--a--b')}x`,
+    ]) {
+      const answer = await post(path, r, 'POST', token);
+      expect(answer.status, `token ${token}`).to.equal(401);
+      expect(answer.body).not.to.have.property('status');
+    }
+    const metric = await registry
+      .getSingleMetric('gardener_osc_node_agent_authorizer_decisions_total')
+      ?.get();
+    expect(metric?.values.find((v) => v.labels.decision === 'unauthenticated')?.value).to.equal(5);
+    expect((await post(path, r)).status).to.equal(200);
   });
 
   it('refuses other paths and bodies that are no review', async () => {

@@ -1,7 +1,8 @@
 /**
  * The node agent authorizer's decision, table-tested against a small shoot: node-a and node-b in
  * pool p, node-c in pool q, node-new not registered yet (its identity fresh), node-old not
- * registered and its identity stale. Every row is one SubjectAccessReview.
+ * registered and its identity stale, node-gone deleted after it registered (its identity still
+ * within the bootstrap window). Every row is one SubjectAccessReview.
  */
 import { expect } from 'chai';
 import {
@@ -18,7 +19,8 @@ const world: NodeAgentWorld = {
   node: (name) => (name in POOLS ? { pool: POOLS[name] } : undefined),
   oscSecretNames: (pool) => Object.keys(SECRETS).filter((s) => pool === undefined || SECRETS[s] === pool),
   tokenSecretNames: ['gardener-valitail'],
-  recentlyIssued: (node) => node === 'node-new',
+  recentlyIssued: (node) => node === 'node-new' || node === 'node-gone',
+  nodeWasRegistered: (node) => node === 'node-gone',
   csrRequester: (name) => ({ 'csr-a': user('node-a'), 'csr-b': user('node-b') })[name],
 };
 
@@ -68,6 +70,19 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
     secret('get', 'osc-p'),
     false,
     /bootstrap window/,
+  ],
+  [
+    'node-gone',
+    'read any OSC secret within the window after its Node was deleted',
+    secret('get', 'osc-q'),
+    false,
+    /Node node-gone was registered and is gone/,
+  ],
+  [
+    'node-gone',
+    'read the valitail token after its Node was deleted',
+    secret('get', 'gardener-valitail'),
+    false,
   ],
   // its own Node only
   ['node-a', 'get its Node', node('get', 'node-a'), true],

@@ -33,6 +33,7 @@ function csrObject(name: string, node: string, username: string): CsrObject {
       signerName: 'kubernetes.io/kube-apiserver-client',
       username,
       usages: ['digital signature', 'client auth'],
+      expirationSeconds: 2_592_000,
     },
   };
 }
@@ -61,6 +62,7 @@ describe('node agent CSR approver: reconciler', () => {
     } as unknown as EventRecorder,
     eventObject: { kind: 'Cluster', name: 'shoot--a--b' },
     metrics: csrApproverMetrics(new Registry()),
+    maxExpirationSeconds: 2_592_000,
     now: () => new Date('2026-01-02T03:04:05.678Z'),
   });
   const ctx = { signal: new AbortController().signal, log: silentLogger };
@@ -90,6 +92,17 @@ describe('node agent CSR approver: reconciler', () => {
     expect(events[0]).to.match(
       /^Warning NodeAgentCSRDenied Denied certificate signing request two for node node-b: /,
     );
+  });
+
+  it('issues the identity of one node once, however many bootstrap requests ask before the cache shows it', async () => {
+    objects.set('first', csrObject('first', 'node-z', 'system:bootstrap:zzzzzz'));
+    objects.set('again', csrObject('again', 'node-z', 'system:bootstrap:zzzzzz'));
+    objects.set('other', csrObject('other', 'node-z', 'system:bootstrap:yyyyyy'));
+    expect((await reconciler.reconcile('first', ctx))?.action).to.equal('approve');
+    const again = await reconciler.reconcile('again', ctx);
+    expect(again?.action).to.equal('deny');
+    expect(again?.why).to.match(/identity of node-z was already issued \(first by system:bootstrap:zzzzzz\)/);
+    expect((await reconciler.reconcile('other', ctx))?.action).to.equal('deny');
   });
 
   it("leaves requests alone that are decided, gone or not a node agent's", async () => {

@@ -1,14 +1,17 @@
 /**
- * The node agent CSR approver's decision, table-tested: the subject, what the request asks for,
- * who asks and whether its Node is registered decide; requests for other subjects are not ours.
+ * The node agent CSR approver's decision, table-tested: the subject, what the request asks for
+ * (usages, lifetime), who asks, whether its Node is registered and whether its identity was
+ * issued before decide; requests for other subjects are not ours.
  */
 import { expect } from 'chai';
 import { type CsrDecision, decideNodeAgentCsr } from '../../controllers/node-agent-csr-approver/decide.js';
+import { maxLifetimeWarning } from '../../controllers/node-agent-csr-approver/lifetime-warning.js';
 import type { NodeAgentCsr } from '../../seed/node-identity/node-agent-csr.js';
 
 const NODE = 'node-a';
 const IDENTITY = `gardener.cloud:node-agent:machine:${NODE}`;
 const BOOTSTRAP = 'system:bootstrap:abcdef';
+const MAX_SECONDS = 30 * 24 * 3600;
 
 function csr(
   overrides: Partial<NodeAgentCsr> = {},
@@ -19,10 +22,12 @@ function csr(
     node: NODE,
     requester: BOOTSTRAP,
     usages: ['digital signature', 'client auth'],
+    expirationSeconds: MAX_SECONDS,
     approved: false,
     denied: false,
     issued: false,
     createdAt: 0,
+    approvedAt: undefined,
     ...overrides,
     request: {
       subject: { commonName: IDENTITY, organizations: ['gardener.cloud:node-agents'], others: [] },
@@ -40,6 +45,8 @@ interface Row {
   readonly csr: NodeAgentCsr;
   readonly registered?: boolean;
   readonly approvedBefore?: readonly string[];
+  /** Requests approved before for the identity of node-a (their requesters). */
+  readonly issuedBefore?: readonly string[];
   readonly expect: CsrDecision['action'];
   readonly why?: RegExp;
 }
@@ -61,9 +68,49 @@ const rows: Row[] = [
     why: /already got the identity of node-b/,
   },
   {
-    name: 'a bootstrap token asking again for its own node',
+    name: 'a bootstrap token asking again for its own node, not registered',
     csr: csr(),
     approvedBefore: [NODE],
+    issuedBefore: [BOOTSTRAP],
+    expect: 'deny',
+    why: /identity of node-a was already issued \(csr-0 by system:bootstrap:abcdef\) and Node node-a is not registered/,
+  },
+  {
+    name: 'another bootstrap token asking for an identity already issued',
+    csr: csr({ requester: 'system:bootstrap:other1' }),
+    issuedBefore: [BOOTSTRAP],
+    expect: 'deny',
+    why: /a bootstrap token gets one identity per machine/,
+  },
+  {
+    name: 'the identity renewing, its Node registered, after a bootstrap approval',
+    csr: csr({ requester: IDENTITY }),
+    registered: true,
+    issuedBefore: [BOOTSTRAP],
+    expect: 'approve',
+  },
+  {
+    name: 'a request without spec.expirationSeconds',
+    csr: csr({ expirationSeconds: undefined }),
+    expect: 'deny',
+    why: /spec.expirationSeconds must be set/,
+  },
+  {
+    name: 'a request for 10 years',
+    csr: csr({ expirationSeconds: 10 * 365 * 24 * 3600 }),
+    expect: 'deny',
+    why: /spec.expirationSeconds 315360000 is more than the maximum 2592000/,
+  },
+  {
+    name: 'a renewal for more than the maximum',
+    csr: csr({ requester: IDENTITY, expirationSeconds: MAX_SECONDS + 1 }),
+    registered: true,
+    expect: 'deny',
+    why: /nodeAgent.maxCertificateLifetime/,
+  },
+  {
+    name: 'a request for less than the maximum',
+    csr: csr({ expirationSeconds: 3600 }),
     expect: 'approve',
   },
   { name: 'the identity renewing', csr: csr({ requester: IDENTITY }), registered: true, expect: 'approve' },
@@ -175,12 +222,27 @@ const rows: Row[] = [
   { name: 'a denied request', csr: csr({ denied: true }), expect: 'ignore' },
 ];
 
+describe('node agent CSR approver: the maximum lifetime', () => {
+  it('warns when the maximum is below what agents ask for (720h), not at or above it', () => {
+    expect(maxLifetimeWarning(24 * 3_600_000)).to.match(
+      /nodeAgent.maxCertificateLifetime is 86400s, less than the 2592000s \(720h\) node agents ask for: every node agent's certificate signing request will be denied/,
+    );
+    expect(maxLifetimeWarning(720 * 3_600_000)).to.equal(undefined);
+    expect(maxLifetimeWarning(8760 * 3_600_000)).to.equal(undefined);
+  });
+});
+
 describe('node agent CSR approver: decide', () => {
   for (const row of rows) {
     it(`${row.expect}s ${row.name}`, () => {
       const decision = decideNodeAgentCsr(row.csr, {
         nodeExists: (name) => Boolean(row.registered) && name === row.csr.node,
         approvedNodesOf: () => row.approvedBefore ?? [],
+        approvedFor: (node) =>
+          node === NODE
+            ? (row.issuedBefore ?? []).map((requester, i) => ({ name: `csr-${i}`, requester }))
+            : [],
+        maxExpirationSeconds: MAX_SECONDS,
       });
       expect(decision.action, decision.why).to.equal(row.expect);
       if (row.why) expect(decision.why).to.match(row.why);

@@ -14,6 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KUBE_APISERVER_CLIENT_SIGNER } from '../../api/index.js';
+import {
+  authorizerCallerToken,
+  readTokenKey,
+} from '../../charts/controller-manager/authorizer-caller-token.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -102,12 +106,16 @@ export interface ServingCertificate {
   readonly caPem: string;
   readonly certFile: string;
   readonly keyFile: string;
+  /** The key of the callers' bearer tokens (`nodeAgent.authorizer.tokenKeyFile`). */
+  readonly tokenKeyFile: string;
+  /** The bearer token of a shoot's kube-apiserver, derived from that key. */
+  callerToken(shootNamespace: string): string;
   readonly dir: string;
 }
 
 /**
- * A CA and a serving certificate for 127.0.0.1 signed by it (the authorizer's endpoint), in a new
- * directory under `parent`.
+ * A CA and a serving certificate for 127.0.0.1 signed by it (the authorizer's endpoint) and the key
+ * of the callers' bearer tokens, in a new directory under `parent`.
  */
 export function servingCertificate(parent = tmpdir()): ServingCertificate {
   const dir = mkdtempSync(join(parent, 'authorizer-tls-'));
@@ -147,10 +155,15 @@ export function servingCertificate(parent = tmpdir()): ServingCertificate {
     '-out',
     'tls.crt',
   );
+  const tokenKeyFile = join(dir, 'token.key');
+  writeFileSync(tokenKeyFile, `${randomBytes(48).toString('base64')}\n`);
+  const tokenKey = readTokenKey(readFileSync(tokenKeyFile, 'utf8'), tokenKeyFile);
   return {
     caPem: readFileSync(join(dir, 'ca.crt'), 'utf8'),
     certFile: join(dir, 'tls.crt'),
     keyFile: join(dir, 'tls.key'),
+    tokenKeyFile,
+    callerToken: (shootNamespace) => authorizerCallerToken(tokenKey, shootNamespace),
     dir,
   };
 }

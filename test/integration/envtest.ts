@@ -495,6 +495,8 @@ export interface EnvtestOptions {
     readonly url: string;
     /** The CA of the endpoint's serving certificate. */
     readonly caPem: string;
+    /** The shoot's bearer token (charts/controller-manager/authorizer-caller-token.ts). */
+    readonly token: string;
     readonly authorizedTTL?: string;
     readonly unauthorizedTTL?: string;
   };

@@ -30,9 +30,11 @@ import { obtainNodeIdentity } from '../../node-agent/identity/obtain-identity.js
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { realClock } from '../../runtime/clock.js';
+import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { KubeconfigFileAccess } from '../../runtime/kube/kubeconfig-file.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { writeImages } from '../node-agent/support/apply-fixture.js';
@@ -165,6 +167,71 @@ describe('node agent per-node identity', function () {
     }
   });
 
+  it('a name gets one bootstrap identity, for at most the maximum lifetime, which reads nothing once its Node is gone', async () => {
+    const name = `identity-e-${suffix}`;
+    const first = tokenClient(l, await createBootstrapToken(l.shoot));
+    const second = tokenClient(l, await createBootstrapToken(l.shoot));
+    let identity: { http: KubeHttp; client: KubeClient } | undefined;
+    try {
+      const tenYears = await requestNodeAgentCertificate({
+        client: first.client,
+        nodeName: name,
+        expirationSeconds: 10 * 365 * 24 * 3600,
+        pollIntervalMs: 200,
+      }).catch((e: unknown) => e);
+      expect(String(tenYears)).to.match(
+        /was denied.*spec.expirationSeconds 315360000 is more than the maximum/,
+      );
+      const issued = await requestNodeAgentCertificate({
+        client: first.client,
+        nodeName: name,
+        pollIntervalMs: 200,
+      });
+      // neither the same token nor another one gets the name again (nor a fresh bootstrap window)
+      for (const again of [first, second])
+        expect(
+          String(
+            await requestNodeAgentCertificate({
+              client: again.client,
+              nodeName: name,
+              pollIntervalMs: 200,
+            }).catch((e: unknown) => e),
+          ),
+        ).to.match(/was denied.*identity of identity-e-\S+ was already issued/);
+      const cluster = l.shoot.kubeConfig.getCurrentCluster()!;
+      const http = new KubeHttp(
+        new RestConfig({
+          server: cluster.server,
+          ca: Buffer.from(cluster.caData!, 'base64'),
+          clientCertificate: Buffer.from(issued.certificatePem),
+          clientKey: Buffer.from(issued.keyPem),
+        }),
+      );
+      identity = { http, client: new KubeClient(http) };
+      const read = (pool: string) =>
+        identity!.client
+          .get(RESOURCE.secret, { name: l.oscSecrets.get(pool)!, namespace: 'kube-system' })
+          .then(
+            () => 'allowed',
+            (e: unknown) => (isApiStatus(e, 403) ? 'denied' : Promise.reject(e)),
+          );
+      // within its bootstrap window, before its Node exists: any pool
+      expect(await read('gpu-worker')).to.equal('allowed');
+      await createNode(name, 'cpu-worker');
+      await core.deleteNode({ name });
+      // the kube-apiserver caches an allowed decision for 5 minutes: ask about a pool not asked before
+      expect(
+        await eventually('the deleted Node leaves its identity nothing', async () =>
+          (await read('arm-worker')) === 'denied' ? 'denied' : undefined,
+        ),
+      ).to.equal('denied');
+    } finally {
+      await first.http.close();
+      await second.http.close();
+      await identity?.http.close();
+    }
+  });
+
   for (const [account, path] of [
     ['cloud-config-downloader', PATH.downloaderToken],
     ['gardener-node-agent', PATH.nodeAgentToken],
@@ -200,7 +267,13 @@ describe('node agent per-node identity', function () {
       config: l.fixture.config({
         nodeAgent: {
           identity: 'node',
-          authorizer: { bindAddress: '127.0.0.1', port, certFile: l.tls.certFile, keyFile: l.tls.keyFile },
+          authorizer: {
+            bindAddress: '127.0.0.1',
+            port,
+            certFile: l.tls.certFile,
+            keyFile: l.tls.keyFile,
+            tokenKeyFile: l.tls.tokenKeyFile,
+          },
         },
       }),
       seed: l.fixture.seedIdentity,
@@ -227,7 +300,13 @@ describe('node agent per-node identity', function () {
         async () => {
           const res = await request(
             `https://127.0.0.1:${port}/webhooks/auth/nodeagent/${l.fixture.namespace}`,
-            { method: 'POST', body: JSON.stringify(review), dispatcher: agent },
+            {
+              method: 'POST',
+              body: JSON.stringify(review),
+              dispatcher: agent,
+              // as the shoot's kube-apiserver: with its bearer token
+              headers: { authorization: `Bearer ${l.tls.callerToken(l.fixture.namespace)}` },
+            },
           );
           const body = (await res.body.json()) as { status?: { allowed?: boolean } };
           return res.statusCode === 200 && body.status?.allowed === true;
@@ -236,6 +315,13 @@ describe('node agent per-node identity', function () {
         250,
       );
       expect(answer).to.equal(true);
+      // anyone else who reaches the endpoint learns nothing about the shoot
+      const anonymous = await request(
+        `https://127.0.0.1:${port}/webhooks/auth/nodeagent/${l.fixture.namespace}`,
+        { method: 'POST', body: JSON.stringify(review), dispatcher: agent },
+      );
+      expect(anonymous.statusCode).to.equal(401);
+      expect(await anonymous.body.text()).not.to.contain(node);
       const lease = await l.fixture.seedObjects.read({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',

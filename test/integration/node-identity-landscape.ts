@@ -48,6 +48,7 @@ async function start(): Promise<NodeIdentityLandscape> {
     nodeAgentAuthorizer: {
       url: authorizerUrl(`https://127.0.0.1:${port}`, `shoot--it--${id}`),
       caPem: tls.caPem,
+      token: tls.callerToken(`shoot--it--${id}`),
     },
     admissionPlugins: ['NodeRestriction'],
   });
@@ -63,7 +64,13 @@ async function start(): Promise<NodeIdentityLandscape> {
     fixture.config({
       nodeAgent: {
         identity: 'node',
-        authorizer: { bindAddress: '127.0.0.1', port, certFile: tls.certFile, keyFile: tls.keyFile },
+        authorizer: {
+          bindAddress: '127.0.0.1',
+          port,
+          certFile: tls.certFile,
+          keyFile: tls.keyFile,
+          tokenKeyFile: tls.tokenKeyFile,
+        },
       },
     }),
   );

@@ -51,6 +51,8 @@ const PER_NODE: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'label Node A worker.gardener.cloud/pool (not owned)': [M, Z],
   'cordon Node A': [M, Z],
   'set Ready=False on Node A': [M, Z],
+  'write Node A status images (not addresses)': [M, Z],
+  'label Node A worker.gardener.cloud/pool through its status': [M, Z],
   'write Node A status addresses': [A, Z],
   'delete Node A': [Z, Z],
   'get Node B (same pool)': [Z, Z],
@@ -65,6 +67,7 @@ const PER_NODE: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'create a Lease in another namespace': [Z, Z],
   'create an Event about Node A': [A, Z],
   'create an Event about Node B': [M, Z],
+  'rewrite an Event about Node B into one about Node A': [M, Z],
   'create an Event in another namespace': [Z, Z],
   'list Events in all namespaces': [Z, Z],
   'create a CertificateSigningRequest': [A, A],
@@ -91,6 +94,8 @@ const SHARED: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'label Node A worker.gardener.cloud/pool (not owned)': [A, Z],
   'cordon Node A': [A, Z],
   'set Ready=False on Node A': [A, Z],
+  'write Node A status images (not addresses)': [A, Z],
+  'label Node A worker.gardener.cloud/pool through its status': [A, Z],
   'write Node A status addresses': [A, Z],
   'delete Node A': [Z, Z],
   'get Node B (same pool)': [A, Z],
@@ -105,6 +110,7 @@ const SHARED: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'create a Lease in another namespace': [Z, Z],
   'create an Event about Node A': [A, Z],
   'create an Event about Node B': [A, Z],
+  'rewrite an Event about Node B into one about Node A': [A, Z],
   'create an Event in another namespace': [A, Z],
   'list Events in all namespaces': [A, Z],
   'create a CertificateSigningRequest': [Z, A],
@@ -150,8 +156,20 @@ async function prepare(
   };
   await objects.create(leaseB as never);
   const otherNamespace = await createTestNamespace(env, 'matrix');
+  const eventB = `${names.nodeB}.matrix`;
+  await core.createNamespacedEvent({
+    namespace: 'default',
+    body: {
+      metadata: { name: eventB, namespace: 'default' },
+      involvedObject: { apiVersion: 'v1', kind: 'Node', name: names.nodeB },
+      reason: 'Matrix',
+      message: 'recorded about node B by someone else',
+      type: 'Normal',
+    },
+  });
   return {
     ...names,
+    eventB,
     oscP: '',
     oscQ: '',
     otherNamespace,
@@ -164,6 +182,7 @@ async function prepare(
           .delete({ ...leaseB, metadata: { name: lease, namespace: 'kube-system' } } as never)
           .catch(() => undefined);
       await core.deleteNamespace({ name: otherNamespace }).catch(() => undefined);
+      await core.deleteNamespacedEvent({ name: eventB, namespace: 'default' }).catch(() => undefined);
     },
   };
 }

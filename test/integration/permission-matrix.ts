@@ -23,6 +23,8 @@ export interface MatrixTarget {
   readonly oscQ: string;
   /** A namespace that is neither kube-system nor default. */
   readonly otherNamespace: string;
+  /** An Event in `default` about node B, recorded by someone else (for the rows that need it). */
+  readonly eventB?: string;
 }
 
 export interface MatrixRow {
@@ -142,6 +144,21 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
       ),
   },
   {
+    request: 'write Node A status images (not addresses)',
+    run: (c, t) =>
+      nodePatch(
+        c,
+        t.nodeA,
+        { status: { images: [{ names: ['registry.example/x:1'], sizeBytes: 1 }] } },
+        true,
+      ),
+  },
+  {
+    request: 'label Node A worker.gardener.cloud/pool through its status',
+    run: (c, t) =>
+      nodePatch(c, t.nodeA, { metadata: { labels: { 'worker.gardener.cloud/pool': 'other' } } }, true),
+  },
+  {
     request: 'write Node A status addresses',
     run: (c, t) =>
       nodePatch(c, t.nodeA, { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] } }, true),
@@ -207,6 +224,19 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
   },
   { request: 'create an Event about Node A', run: (c, t) => c.create(RESOURCE.event, eventBody(t.nodeA)) },
   { request: 'create an Event about Node B', run: (c, t) => c.create(RESOURCE.event, eventBody(t.nodeB)) },
+  {
+    request: 'rewrite an Event about Node B into one about Node A',
+    run: (c, t) => {
+      if (!t.eventB) throw new Error('this row needs an Event about node B (MatrixTarget.eventB)');
+      return c.mergePatch(
+        RESOURCE.event,
+        { name: t.eventB, namespace: 'default' },
+        {
+          involvedObject: { name: t.nodeA },
+        },
+      );
+    },
+  },
   {
     request: 'create an Event in another namespace',
     run: (c, t) => c.create(RESOURCE.event, eventBody(t.nodeA, t.otherNamespace)),

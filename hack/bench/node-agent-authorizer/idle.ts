@@ -75,7 +75,11 @@ export async function measureIdle(o: {
   const port = await freePort();
   const env = await startEnvtest({
     name: 'bench-authorizer',
-    nodeAgentAuthorizer: { url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT), caPem: o.tls.caPem },
+    nodeAgentAuthorizer: {
+      url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT),
+      caPem: o.tls.caPem,
+      token: o.tls.callerToken(SHOOT),
+    },
   });
   o.cleanups.push('envtest', () => env.stop());
   const abort = new AbortController();
@@ -89,6 +93,7 @@ export async function measureIdle(o: {
     port,
     certFile: o.tls.certFile,
     keyFile: o.tls.keyFile,
+    tokenKeyFile: o.tls.tokenKeyFile,
     shoot: (ns) => (ns === SHOOT ? entry.shoot : undefined),
     metrics: authorizerMetrics(registry),
     log: silentLogger,

@@ -177,6 +177,7 @@ export async function measureLatency(o: {
       port: 0,
       certFile: o.tls.certFile,
       keyFile: o.tls.keyFile,
+      tokenKeyFile: o.tls.tokenKeyFile,
       shoot: (ns) => (ns === SHOOT ? { synced: () => true, world } : undefined),
       metrics,
       log: silentLogger,
@@ -202,7 +203,8 @@ export async function measureLatency(o: {
         String(o.rate),
         String(o.seconds),
       ],
-      { maxBuffer: 1 << 28 },
+      // the shoot's bearer token, as its kube-apiserver sends it (the baseline server ignores it)
+      { maxBuffer: 1 << 28, env: { ...process.env, AUTHORIZER_TOKEN: o.tls.callerToken(SHOOT) } },
     );
     const parsed = JSON.parse(stdout) as { latencies: number[]; failures: number };
     return { variant: o.variant, rate: o.rate, ...parsed, server, load: loadavg()[0]! };

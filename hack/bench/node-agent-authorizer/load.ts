@@ -21,6 +21,9 @@ const total = Math.round(rate * Number(secondsText));
 const target = new URL(url);
 const pool = new Pool(target.origin, { connections: 8, connect: { ca: readFileSync(caFile) } });
 const now = () => performance.timeOrigin + performance.now();
+// the shoot's bearer token, as its kube-apiserver sends it (AUTHORIZER_TOKEN)
+const token = process.env.AUTHORIZER_TOKEN;
+const authorization: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
 
 const latencies: number[] = [];
 let failures = 0;
@@ -37,7 +40,7 @@ for (let i = 0; i < total; i++) {
       .request({
         path: target.pathname,
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...authorization },
         body: reviews[i % reviews.length],
       })
       .then(async (res) => {

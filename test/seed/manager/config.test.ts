@@ -47,6 +47,17 @@ describe('ControllerManagerConfiguration', () => {
     expect(result.errors.some((e) => e.detail.includes('bogus') || e.field.includes('bogus'))).to.equal(true);
   });
 
+  it('caps node agent certificates at 720h by default and names the field of a lifetime beyond a year', () => {
+    const ok = parseControllerManagerConfiguration(`${header}clusterSelector:\n  matchLabels:\n    a: b\n`);
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
+    expect(ok.value.nodeAgent.maxCertificateLifetime).to.equal(720 * 3_600_000);
+    const tooLong = parseControllerManagerConfiguration(
+      `${header}clusterSelector:\n  matchLabels:\n    a: b\nnodeAgent:\n  maxCertificateLifetime: 87600h\n`,
+    );
+    if (tooLong.ok) throw new Error('accepted 10 years');
+    expect(tooLong.errors.map((e) => e.field)).to.deep.equal(['nodeAgent.maxCertificateLifetime']);
+  });
+
   it('selects only Clusters carrying every selector label', () => {
     const config = { clusterSelector: { matchLabels: { a: 'b', c: 'd' } } };
     expect(clusterSelected(config, { a: 'b', c: 'd', e: 'f' })).to.equal(true);

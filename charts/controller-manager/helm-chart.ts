@@ -73,6 +73,10 @@ const PLACEHOLDERS = {
     value: 'HELM-AUTHORIZER-KEY-FILE',
     template: `{{ base ${config('nodeAgent.authorizer.keyFile', '')} | quote }}`,
   },
+  authorizerTokenKeyFile: {
+    value: 'HELM-AUTHORIZER-TOKEN-KEY-FILE',
+    template: `{{ base ${config('nodeAgent.authorizer.tokenKeyFile', '')} | quote }}`,
+  },
 } as const;
 
 /**
@@ -129,6 +133,7 @@ function templateFiles(withAuthorizer: boolean, withVpa = false): Map<string, st
           dir: PLACEHOLDERS.authorizerDir.value,
           certFile: PLACEHOLDERS.authorizerCertFile.value,
           keyFile: PLACEHOLDERS.authorizerKeyFile.value,
+          tokenKeyFile: PLACEHOLDERS.authorizerTokenKeyFile.value,
         }
       : undefined,
     vpa: withVpa,

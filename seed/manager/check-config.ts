@@ -44,13 +44,14 @@ export function configurationProblems(
     });
   const authorizer = config.nodeAgent.authorizer;
   if (options.forPod && config.nodeAgent.identity === NODE_AGENT_IDENTITY.node && authorizer)
-    if (dirname(authorizer.keyFile) !== dirname(authorizer.certFile))
-      problems.push({
-        type: 'Invalid',
-        field: 'nodeAgent.authorizer.keyFile',
-        value: authorizer.keyFile,
-        detail: `must be in the directory of certFile (${dirname(authorizer.certFile)}): one Secret is mounted there`,
-      });
+    for (const key of ['keyFile', 'tokenKeyFile'] as const)
+      if (dirname(authorizer[key]) !== dirname(authorizer.certFile))
+        problems.push({
+          type: 'Invalid',
+          field: `nodeAgent.authorizer.${key}`,
+          value: authorizer[key],
+          detail: `must be in the directory of certFile (${dirname(authorizer.certFile)}): one Secret is mounted there`,
+        });
   const seen = new Map<number, string>();
   for (const [field, port] of listeners(config)) {
     if (port === 0) {

@@ -49,11 +49,15 @@ export async function nodeIdentitySeed(cleanups: Cleanups): Promise<NodeIdentity
   const port = await freePort();
   return {
     envtest: {
-      nodeAgentAuthorizer: { url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT), caPem: tls.caPem },
+      nodeAgentAuthorizer: {
+        url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT),
+        caPem: tls.caPem,
+        token: tls.callerToken(SHOOT),
+      },
     },
     async start(env: Envtest): Promise<void> {
       progress('starting the node agent authorizer, the CSR approver and the signer');
-      // the controller-manager's defaults (bootstrap window) as its configuration decodes them
+      // the controller-manager's defaults (bootstrap window, lifetime cap) as its configuration decodes them
       const defaults = ControllerManagerConfigurationSchema.parse({
         apiVersion: CONTROLLER_MANAGER_API_VERSION,
         kind: CONTROLLER_MANAGER_KIND,
@@ -70,6 +74,7 @@ export async function nodeIdentitySeed(cleanups: Cleanups): Promise<NodeIdentity
         port,
         certFile: tls.certFile,
         keyFile: tls.keyFile,
+        tokenKeyFile: tls.tokenKeyFile,
         shoot: (namespace) => (namespace === SHOOT ? authorized.shoot : undefined),
         metrics: authorizerMetrics(registry),
         log: silentLogger,
@@ -91,6 +96,7 @@ export async function nodeIdentitySeed(cleanups: Cleanups): Promise<NodeIdentity
           metrics: runtimeMetrics(registry),
           log: silentLogger,
         },
+        { maxCertificateLifetime: defaults.maxCertificateLifetime },
       );
       cache.start(abort.signal);
       const signer = startCsrSigner(env);

@@ -19,8 +19,19 @@ export interface WrittenPath {
   readonly field: string;
 }
 
-/** The agent's own files and scratch space: no OSC file may be one of them or lie below them. */
-export const AGENT_STATE_PATHS = [PATH.lastAppliedOsc, PROGRESS_FILE, REVERTED_FILE] as const;
+/**
+ * The agent's own files and scratch space: no OSC file may be one of them or lie below them. The
+ * identity kubeconfig, the token the agent syncs and `machine-name` are its credentials and who
+ * it is (node-agent/identity): an OSC that overwrites them takes over the node's identity.
+ */
+export const AGENT_STATE_PATHS = [
+  PATH.lastAppliedOsc,
+  PROGRESS_FILE,
+  REVERTED_FILE,
+  PATH.nodeAgentKubeconfig,
+  PATH.nodeAgentToken,
+  PATH.nodeAgentMachineName,
+] as const;
 export const AGENT_SCRATCH_DIR = PATH.nodeAgentTempDir;
 
 function unitFields(osc: OperatingSystemConfig): Map<string, string> {

@@ -33,7 +33,7 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
-import { prepareApply } from './prepare.js';
+import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
   type InFlightCommand,
   type Progress,
@@ -161,6 +161,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   });
 
   if (!resumed && isEmptyPlan(plan)) {
+    await removeStaleStaging(host);
     if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
@@ -245,7 +246,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
       await checkOff(id);
     }
   } finally {
-    await prepared.cleanup(true);
+    // A simulated crash ends the apply as a kill would, before any cleanup: what it leaves behind
+    // is what the resumed apply must clean up (prepare.ts removes stale staging directories).
+    if (crashed === undefined) await prepared.cleanup(true);
   }
   if (failures.length > 0) throw new ApplyError(failures);
 

@@ -11,6 +11,7 @@
  *     containerd failure fails the apply here (exit 1), before anything else was touched.
  *
  * `cleanup` removes the staging directory; after a failure also the directories it had to create.
+ * A kill skips `cleanup`: the next apply removes what it left (removeStaleStaging).
  */
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -185,7 +186,13 @@ async function treeProblems(o: PrepareOptions): Promise<FieldError[]> {
   return errors;
 }
 
-async function removeStaleStaging(scratch: string): Promise<void> {
+/**
+ * Removes the staging directories an earlier apply left behind: a kill skips its cleanup, and the
+ * apply that resumes it may have no image file left to stage, so this runs on every apply, before
+ * it stages anything or finds nothing to do.
+ */
+export async function removeStaleStaging(host: HostRoot): Promise<void> {
+  const scratch = host.path(PATH.nodeAgentTempDir);
   const entries = await readdir(scratch).catch(() => [] as string[]);
   for (const name of entries)
     if (name.startsWith(STAGING_PREFIX)) await rm(join(scratch, name), { recursive: true, force: true });
@@ -195,6 +202,7 @@ export async function prepareApply(o: PrepareOptions): Promise<Prepared> {
   const problems = await treeProblems(o);
   if (problems.length > 0) throw new ValidationError('OperatingSystemConfig', problems);
 
+  await removeStaleStaging(o.host);
   const pendingWrites = new Set(o.pending.flatMap((s) => (s.op === 'write-file' ? [s.path] : [])));
   const fromImages = o.plan.files.write.filter((f) => f.content.imageRef && pendingWrites.has(f.path));
   const staged = new Map<string, string>();
@@ -209,7 +217,6 @@ export async function prepareApply(o: PrepareOptions): Promise<Prepared> {
     for (const d of created.reverse()) await rmdir(d).catch(() => undefined);
   };
   try {
-    await removeStaleStaging(scratch);
     await mkdir(dir, { mode: 0o700 });
     for (const [i, file] of fromImages.entries()) {
       o.signal?.throwIfAborted();

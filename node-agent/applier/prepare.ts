@@ -14,7 +14,7 @@
  * A kill skips `cleanup`: the next apply removes what it left (removeStaleStaging).
  */
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   type FieldError,
   type OperatingSystemConfig,
@@ -140,20 +140,32 @@ function targets(o: PrepareOptions): Target[] {
   });
 }
 
-/** Writes that a later step of the same plan removes again (the unit removed with its directory). */
+/**
+ * Writes that a later step of the same plan removes again (the unit removed with its directory).
+ * Each write looks up the removals of its own path and of its ancestors (by path, with the index
+ * of their step), so the check is linear in the number of steps (times the path depth).
+ */
 function removedAgain(all: readonly Target[], host: HostRoot): FieldError[] {
+  const removals = new Map<string, { index: number; target: Target }[]>();
+  all.forEach((t, index) => {
+    if (t.write || t.recursive === false) return;
+    removals.set(t.absolute, [...(removals.get(t.absolute) ?? []), { index, target: t }]);
+  });
+  if (removals.size === 0) return [];
   const errors: FieldError[] = [];
-  all.forEach((removal, i) => {
-    if (removal.write || removal.recursive === false) return;
-    for (const write of all.slice(0, i)) {
-      const below = removal.recursive && write.absolute.startsWith(`${removal.absolute}/`);
-      if (write.write && (write.absolute === removal.absolute || below))
-        errors.push({
-          type: 'Invalid',
-          field: write.field,
-          detail: `${host.hostPathOf(write.absolute)} would be removed again by this apply (${removal.field} goes)`,
-        });
-    }
+  all.forEach((write, i) => {
+    if (!write.write) return;
+    const hits: { index: number; target: Target }[] = [];
+    for (const r of removals.get(write.absolute) ?? []) if (r.index > i) hits.push(r);
+    for (let dir = dirname(write.absolute); dir !== dirname(dir); dir = dirname(dir))
+      for (const r of removals.get(dir) ?? []) if (r.index > i && r.target.recursive) hits.push(r);
+    // in the order of the removals, as the pairwise check reported them
+    for (const { target } of hits.sort((a, b) => a.index - b.index))
+      errors.push({
+        type: 'Invalid',
+        field: write.field,
+        detail: `${host.hostPathOf(write.absolute)} would be removed again by this apply (${target.field} goes)`,
+      });
   });
   return errors;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type OperatingSystemConfig, type OscUnit, PATH } from '../../api/index.js';
 import { mergeUnits } from '../planner/merge-units.js';
 import { PROGRESS_FILE } from './progress-file.js';
+import { PROGRESS_JOURNAL } from './progress-journal.js';
 import { REVERTED_FILE } from './reverted.js';
 
 export type WrittenKind = 'file' | 'unit' | 'drop-in' | 'drop-in-dir' | 'state';
@@ -27,6 +28,7 @@ export interface WrittenPath {
 export const AGENT_STATE_PATHS = [
   PATH.lastAppliedOsc,
   PROGRESS_FILE,
+  PROGRESS_JOURNAL,
   REVERTED_FILE,
   PATH.nodeAgentKubeconfig,
   PATH.nodeAgentToken,

@@ -116,6 +116,37 @@ describe('node-agent applier: killed at every crash point and resumed', function
     expect(problems).to.deep.equal([]);
   });
 
+  it('killed again while resuming, before it reaches the interrupted command: still runs it once', async () => {
+    const images = writeImages(tempDir('gna-images-'), IMAGES);
+    const clean = tempDir('gna-clean-');
+    const cleanSystemd = new MemorySystemd();
+    await applyTo(clean, osc(1), images, { systemd: cleanSystemd });
+    const from = cleanSystemd.ops.length;
+    await applyTo(clean, osc(2), images, { systemd: cleanSystemd });
+    const expected = withoutNoOpStops(cleanSystemd.ops.map(opText), from).filter(isUnitCommand);
+
+    const problems: string[] = [];
+    // each point right after a restart or stop took effect, before it was checked off
+    for (const command of expected) {
+      const root = tempDir('gna-kill-');
+      const systemd = new MemorySystemd();
+      await applyTo(root, osc(1), images, { systemd });
+      const before = systemd.ops.length;
+      const killAt = (point: string) => (where: string) => {
+        if (where === point) throw new SimulatedKill(where);
+      };
+      for (const point of [`done ${command}`, 'persisted'])
+        await applyTo(root, osc(2), images, { systemd, crashPoint: killAt(point) }).catch((e) => {
+          if (!(e instanceof SimulatedKill)) throw e;
+        });
+      await applyTo(root, osc(2), images, { systemd });
+      const commands = withoutNoOpStops(systemd.ops.map(opText), before).filter(isUnitCommand);
+      if (JSON.stringify(commands) !== JSON.stringify(expected))
+        problems.push(`killed after ${command} and again: ${commands.join(', ')}`);
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
   it('an apply with nothing to do removes the staged copies a killed apply left', async () => {
     const images = writeImages(tempDir('gna-images-'), IMAGES);
     const root = tempDir('gna-root-');

@@ -33,14 +33,16 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
-import { prepareApply } from './prepare.js';
+import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
   type InFlightCommand,
   type Progress,
+  type ProgressFile,
   readProgress,
   removeProgress,
   writeProgress,
 } from './progress-file.js';
+import { ProgressJournal } from './progress-journal.js';
 import { isUnitCommand, planSteps, type Step, stepId } from './steps.js';
 import { commandOf, runCommandOnce } from './unit-command-once.js';
 import { oscContentProblems } from './validate-osc.js';
@@ -161,6 +163,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   });
 
   if (!resumed && isEmptyPlan(plan)) {
+    await removeStaleStaging(host);
     if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
@@ -181,22 +184,19 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     logger,
   });
 
-  let inFlight: InFlightCommand | undefined;
-  const save = () =>
-    writeProgress(host, {
-      version: 1,
-      oscChecksum: checksum,
-      plan,
-      completed: steps.map(stepId).filter((id) => completed.has(id)),
-      ...(inFlight ? { inFlight } : {}),
-    });
-  const journal = {
-    interrupted: resumed ? progress.inFlight : undefined,
-    record: async (intent: InFlightCommand | undefined) => {
-      inFlight = intent;
-      await save();
-      if (intent) await crash(`intent ${intent.step}`);
+  const journal = await persist(
+    host,
+    { oscChecksum: checksum, plan, completed: [...completed] },
+    progress,
+    resumed,
+  );
+  const commands = {
+    interrupted: resumed ? progress.inFlight : [],
+    record: async (intent: InFlightCommand) => {
+      await journal.intent(intent);
+      await crash(`intent ${intent.step}`);
     },
+    clear: (step: string) => journal.clear(step),
   };
   const ctx: StepContext = {
     host,
@@ -212,13 +212,11 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   let nodeAgentRestartRequired = false;
   const checkOff = async (id: string) => {
     completed.add(id);
-    inFlight = undefined;
-    await save();
+    await journal.done(id);
     await crash(`checked-off ${id}`);
   };
 
   try {
-    await save();
     await crash('persisted');
     for (const step of pending) {
       const id = stepId(step);
@@ -234,7 +232,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
           return result('exit-for-node-agent-restart', stepsRun, true);
         continue;
       }
-      const failure = await run(step, ctx, journal, (e) => e === crashed);
+      const failure = await run(step, ctx, commands, (e) => e === crashed);
       if (failure) {
         failures.push(failure);
         logger.error({ err: failure.error, step: id }, 'Step failed');
@@ -245,7 +243,11 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
       await checkOff(id);
     }
   } finally {
-    await prepared.cleanup(true);
+    // A simulated crash ends the apply as a kill would, before any cleanup: what it leaves behind
+    // is what the resumed apply must clean up (prepare.ts removes stale staging directories).
+    // Closing the journal's descriptor changes nothing on disk.
+    await journal.close();
+    if (crashed === undefined) await prepared.cleanup(true);
   }
   if (failures.length > 0) throw new ApplyError(failures);
 
@@ -262,6 +264,29 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     'Successfully applied operating system config',
   );
   return result('applied', stepsRun, nodeAgentRestartRequired);
+}
+
+/**
+ * Makes the plan durable before the first step: a resumed apply appends to its journal; any other
+ * writes the progress file once and starts a journal for it, carrying over the intents of a
+ * version-1 progress file it resumes.
+ */
+async function persist(
+  host: HostRoot,
+  file: ProgressFile,
+  progress: Progress | undefined,
+  resumed: boolean,
+): Promise<ProgressJournal> {
+  if (resumed && progress && progress.journal.validBytes > 0)
+    return ProgressJournal.open(host, file.oscChecksum, progress.journal);
+  await writeProgress(host, file);
+  const journal = await ProgressJournal.open(host, file.oscChecksum, {
+    completed: [],
+    inFlight: [],
+    validBytes: 0,
+  });
+  if (resumed && progress) for (const intent of progress.inFlight) await journal.intent(intent);
+  return journal;
 }
 
 async function run(

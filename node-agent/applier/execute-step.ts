@@ -9,6 +9,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import { inlineBytes } from './file-content.js';
 import { type HostRoot, pathExists } from './host-root.js';
+import { planIndex } from './plan-index.js';
 import { copyImageFile } from './prepare.js';
 import type { Step } from './steps.js';
 
@@ -30,7 +31,7 @@ function missing(what: string): Error {
 }
 
 async function writeFileStep(ctx: StepContext, path: string): Promise<void> {
-  const file = ctx.plan.files.write.find((f) => f.path === path);
+  const file = planIndex(ctx.plan).files.get(path);
   if (!file) throw missing(`file ${path}`);
   const destination = ctx.host.path(path);
   const mode = fileModeOf(file);
@@ -83,13 +84,13 @@ export async function executeStep(step: Step, ctx: StepContext): Promise<void> {
     case 'write-file':
       return writeFileStep(ctx, step.path);
     case 'write-unit': {
-      const unit = plan.units.write.find((u) => u.name === step.unit);
+      const unit = planIndex(plan).units.get(step.unit);
       if (unit?.content === undefined) throw missing(`content for unit ${step.unit}`);
       return writeUnitFile(ctx, host.unitFile(step.unit), unit.content);
     }
     case 'write-drop-in': {
-      const dropIn = plan.units.write
-        .find((u) => u.name === step.unit)
+      const dropIn = planIndex(plan)
+        .units.get(step.unit)
         ?.dropIns.write.find((d) => d.name === step.dropIn);
       if (!dropIn) throw missing(`drop-in ${step.dropIn} of unit ${step.unit}`);
       return writeUnitFile(ctx, host.dropInFile(step.unit, step.dropIn), dropIn.content);

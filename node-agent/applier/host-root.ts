@@ -1,7 +1,8 @@
 /**
  * Every host path of an apply resolves under one root directory (`/` on a node, a temp dir in tests
- * and demos). A symlink inside the root must not lead a write or a delete out of it, so before
- * touching a path the nearest existing ancestor's real path is checked to lie within the root.
+ * and demos). A symlink inside the root must not lead a write or a delete out of it, nor into the
+ * agent's state directory, so before touching a path the nearest existing ancestor's real path is
+ * checked to lie within the root and outside that directory.
  */
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -25,6 +26,11 @@ export async function pathExists(path: string): Promise<boolean> {
       return false;
     throw e;
   }
+}
+
+/** `path` is `dir` or lies below it (both absolute, normalised). */
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir === sep ? dir : `${dir}${sep}`);
 }
 
 export class HostRoot {
@@ -71,18 +77,42 @@ export class HostRoot {
     return existing;
   }
 
-  /** Why `absolute` (a path under the root) escapes it through a symlink, or undefined. */
+  private realRootPromise?: Promise<string>;
+
+  /** The root's real path, resolved once per HostRoot (one per apply). */
+  private realRoot(): Promise<string> {
+    this.realRootPromise ??= realpath(this.root);
+    return this.realRootPromise;
+  }
+
+  /**
+   * Why `absolute` (a path under the root) must not be touched, or undefined: it escapes the root
+   * through a symlink, or a symlink inside the root leads it into the agent's state directory
+   * (`/var/lib/gardener-node-agent`: its credentials, identity and progress), which only a path
+   * that names that directory itself may reach.
+   */
   async containmentProblem(absolute: string): Promise<string | undefined> {
-    if (this.root === sep) return undefined;
     const existing = await this.nearestExisting(absolute);
     const real = await realpath(existing).catch(() => undefined);
-    if (real === undefined) return `${this.hostPathOf(existing)} is a symlink that leads nowhere`;
-    const realRoot = await realpath(this.root);
+    if (real === undefined) {
+      if (this.root === sep) return undefined;
+      return `${this.hostPathOf(existing)} is a symlink that leads nowhere`;
+    }
+    const realRoot = await this.realRoot();
     const rel = relative(realRoot, real);
-    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    if (this.root !== sep && (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))) {
       return `${this.hostPathOf(absolute)} resolves outside the root ${this.root} (through a symlink)`;
     }
-    return undefined;
+    return this.stateDirectoryDetour(absolute, join(real, relative(existing, absolute)));
+  }
+
+  private async stateDirectoryDetour(absolute: string, resolved: string): Promise<string | undefined> {
+    const literal = this.hostPathOf(absolute);
+    if (isWithin(literal, PATH.nodeAgentBaseDir)) return undefined;
+    const stateDir = this.path(PATH.nodeAgentBaseDir);
+    const realStateDir = await realpath(stateDir).catch(() => stateDir);
+    if (!isWithin(resolved, realStateDir)) return undefined;
+    return `${literal} leads into the node agent's state directory ${PATH.nodeAgentBaseDir} through a symlink`;
   }
 
   /** Checks that `absolute` (a path under the root) does not escape it through a symlink. */

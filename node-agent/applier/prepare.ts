@@ -11,9 +11,10 @@
  *     containerd failure fails the apply here (exit 1), before anything else was touched.
  *
  * `cleanup` removes the staging directory; after a failure also the directories it had to create.
+ * A kill skips `cleanup`: the next apply removes what it left (removeStaleStaging).
  */
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   type FieldError,
   type OperatingSystemConfig,
@@ -139,20 +140,32 @@ function targets(o: PrepareOptions): Target[] {
   });
 }
 
-/** Writes that a later step of the same plan removes again (the unit removed with its directory). */
+/**
+ * Writes that a later step of the same plan removes again (the unit removed with its directory).
+ * Each write looks up the removals of its own path and of its ancestors (by path, with the index
+ * of their step), so the check is linear in the number of steps (times the path depth).
+ */
 function removedAgain(all: readonly Target[], host: HostRoot): FieldError[] {
+  const removals = new Map<string, { index: number; target: Target }[]>();
+  all.forEach((t, index) => {
+    if (t.write || t.recursive === false) return;
+    removals.set(t.absolute, [...(removals.get(t.absolute) ?? []), { index, target: t }]);
+  });
+  if (removals.size === 0) return [];
   const errors: FieldError[] = [];
-  all.forEach((removal, i) => {
-    if (removal.write || removal.recursive === false) return;
-    for (const write of all.slice(0, i)) {
-      const below = removal.recursive && write.absolute.startsWith(`${removal.absolute}/`);
-      if (write.write && (write.absolute === removal.absolute || below))
-        errors.push({
-          type: 'Invalid',
-          field: write.field,
-          detail: `${host.hostPathOf(write.absolute)} would be removed again by this apply (${removal.field} goes)`,
-        });
-    }
+  all.forEach((write, i) => {
+    if (!write.write) return;
+    const hits: { index: number; target: Target }[] = [];
+    for (const r of removals.get(write.absolute) ?? []) if (r.index > i) hits.push(r);
+    for (let dir = dirname(write.absolute); dir !== dirname(dir); dir = dirname(dir))
+      for (const r of removals.get(dir) ?? []) if (r.index > i && r.target.recursive) hits.push(r);
+    // in the order of the removals, as the pairwise check reported them
+    for (const { target } of hits.sort((a, b) => a.index - b.index))
+      errors.push({
+        type: 'Invalid',
+        field: write.field,
+        detail: `${host.hostPathOf(write.absolute)} would be removed again by this apply (${target.field} goes)`,
+      });
   });
   return errors;
 }
@@ -185,7 +198,13 @@ async function treeProblems(o: PrepareOptions): Promise<FieldError[]> {
   return errors;
 }
 
-async function removeStaleStaging(scratch: string): Promise<void> {
+/**
+ * Removes the staging directories an earlier apply left behind: a kill skips its cleanup, and the
+ * apply that resumes it may have no image file left to stage, so this runs on every apply, before
+ * it stages anything or finds nothing to do.
+ */
+export async function removeStaleStaging(host: HostRoot): Promise<void> {
+  const scratch = host.path(PATH.nodeAgentTempDir);
   const entries = await readdir(scratch).catch(() => [] as string[]);
   for (const name of entries)
     if (name.startsWith(STAGING_PREFIX)) await rm(join(scratch, name), { recursive: true, force: true });
@@ -195,6 +214,7 @@ export async function prepareApply(o: PrepareOptions): Promise<Prepared> {
   const problems = await treeProblems(o);
   if (problems.length > 0) throw new ValidationError('OperatingSystemConfig', problems);
 
+  await removeStaleStaging(o.host);
   const pendingWrites = new Set(o.pending.flatMap((s) => (s.op === 'write-file' ? [s.path] : [])));
   const fromImages = o.plan.files.write.filter((f) => f.content.imageRef && pendingWrites.has(f.path));
   const staged = new Map<string, string>();
@@ -209,7 +229,6 @@ export async function prepareApply(o: PrepareOptions): Promise<Prepared> {
     for (const d of created.reverse()) await rmdir(d).catch(() => undefined);
   };
   try {
-    await removeStaleStaging(scratch);
     await mkdir(dir, { mode: 0o700 });
     for (const [i, file] of fromImages.entries()) {
       o.signal?.throwIfAborted();

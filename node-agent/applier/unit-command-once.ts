@@ -32,10 +32,12 @@ async function callsSystemd(step: Step, host: HostRoot): Promise<boolean> {
 }
 
 export interface CommandJournal {
-  /** The intent an interrupted run left behind, if any. */
-  readonly interrupted: InFlightCommand | undefined;
-  /** Persists the intent (or clears it with undefined) before the call is made. */
-  record(intent: InFlightCommand | undefined): Promise<void>;
+  /** The intents interrupted runs left in force (at most one per step). */
+  readonly interrupted: readonly InFlightCommand[];
+  /** Persists the intent before the call is made. */
+  record(intent: InFlightCommand): Promise<void>;
+  /** Withdraws the intent of `step`: its call failed (rather than being cut off). */
+  clear(step: string): Promise<void>;
 }
 
 export type CommandOutcome = 'ran' | 'already-done' | 'not-needed';
@@ -47,12 +49,12 @@ export async function runCommandOnce(
 ): Promise<CommandOutcome> {
   const id = stepId(step);
   if (!(await callsSystemd(step, o.host))) return 'not-needed';
-  const interrupted = o.journal.interrupted?.step === id ? o.journal.interrupted : undefined;
+  const interrupted = o.journal.interrupted.find((i) => i.step === id);
   if (interrupted) {
     const now = await o.systemd.unitStatus(target.unit);
     const outcome = interruptedCommandOutcome(target.command, interrupted.before, now);
     if (outcome === 'failed') {
-      await o.journal.record(undefined);
+      await o.journal.clear(id);
       throw new Error(
         `${target.command} of ${target.unit} failed: the unit is ${now.activeState} (${now.subState}) after the ${target.command} the agent was interrupted in`,
       );
@@ -70,7 +72,7 @@ export async function runCommandOnce(
   try {
     await o.call();
   } catch (e) {
-    await o.journal.record(undefined);
+    await o.journal.clear(id);
     throw e;
   }
   return 'ran';

@@ -1,10 +1,12 @@
 /**
  * What the schema cannot see but an apply would trip over halfway: base64 that does not decode,
- * image paths that leave the image, and paths that cannot all be written (path-conflicts.ts).
+ * image paths that leave the image, names with control characters (control-characters.ts) and
+ * paths that cannot all be written (path-conflicts.ts).
  * Checked before anything is written, so a bad OSC is rejected as a whole, naming the field.
  */
 import type { FieldError, OperatingSystemConfig, OscFile } from '../../api/index.js';
 import { imagePathProblem } from '../registry/image-extractor.js';
+import { controlCharacterProblems } from './control-characters.js';
 import { base64Problem } from './file-content.js';
 import { pathConflicts } from './path-conflicts.js';
 
@@ -38,6 +40,7 @@ export function oscContentProblems(osc: OperatingSystemConfig): FieldError[] {
   return [
     ...fileProblems(osc.spec.files, 'spec.files'),
     ...fileProblems(osc.status?.extensionFiles, 'status.extensionFiles'),
+    ...controlCharacterProblems(osc),
     ...pathConflicts(osc),
   ];
 }

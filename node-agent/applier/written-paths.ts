@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type OperatingSystemConfig, type OscUnit, PATH } from '../../api/index.js';
 import { mergeUnits } from '../planner/merge-units.js';
 import { PROGRESS_FILE } from './progress-file.js';
+import { PROGRESS_JOURNAL } from './progress-journal.js';
 import { REVERTED_FILE } from './reverted.js';
 
 export type WrittenKind = 'file' | 'unit' | 'drop-in' | 'drop-in-dir' | 'state';
@@ -19,8 +20,20 @@ export interface WrittenPath {
   readonly field: string;
 }
 
-/** The agent's own files and scratch space: no OSC file may be one of them or lie below them. */
-export const AGENT_STATE_PATHS = [PATH.lastAppliedOsc, PROGRESS_FILE, REVERTED_FILE] as const;
+/**
+ * The agent's own files and scratch space: no OSC file may be one of them or lie below them. The
+ * identity kubeconfig, the token the agent syncs and `machine-name` are its credentials and who
+ * it is (node-agent/identity): an OSC that overwrites them takes over the node's identity.
+ */
+export const AGENT_STATE_PATHS = [
+  PATH.lastAppliedOsc,
+  PROGRESS_FILE,
+  PROGRESS_JOURNAL,
+  REVERTED_FILE,
+  PATH.nodeAgentKubeconfig,
+  PATH.nodeAgentToken,
+  PATH.nodeAgentMachineName,
+] as const;
 export const AGENT_SCRATCH_DIR = PATH.nodeAgentTempDir;
 
 function unitFields(osc: OperatingSystemConfig): Map<string, string> {

@@ -99,9 +99,13 @@ function widenByInterrupted(
   units: readonly MergedUnit[],
 ): void {
   const newPaths = new Set(files.map((f) => f.path));
+  const deleted = new Set(diff.deletedPaths);
   for (const path of [...interrupted.files.write.map((f) => f.path), ...interrupted.files.delete]) {
     if (newPaths.has(path)) diff.changedPaths.add(path);
-    else pushNew(diff.deletedPaths, path);
+    else if (!deleted.has(path)) {
+      deleted.add(path);
+      diff.deletedPaths.push(path);
+    }
   }
 
   const unitByName = new Map(units.map((u) => [u.name, u]));
@@ -112,9 +116,11 @@ function widenByInterrupted(
     ...interrupted.enable,
     ...interrupted.disable,
   ];
+  const writes = new Map(interrupted.units.write.map((w) => [w.name, w]));
+  const removals = new Map(interrupted.units.delete.map((r) => [r.name, r]));
   const droppedBy = (unit: string): string[] => {
-    const write = interrupted.units.write.find((w) => w.name === unit);
-    const removal = interrupted.units.delete.find((r) => r.name === unit);
+    const write = writes.get(unit);
+    const removal = removals.get(unit);
     return [
       ...names(write?.dropIns.write ?? []),
       ...(write?.dropIns.delete ?? []),

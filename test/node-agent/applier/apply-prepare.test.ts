@@ -72,6 +72,49 @@ describe('node-agent applier: nothing written before everything knowable is chec
         'spec.files[3].path',
       ],
       [
+        "the agent's identity kubeconfig",
+        (o) => o.spec.files!.push(inline('/var/lib/gardener-node-agent/credentials/kubeconfig')),
+        'spec.files[3].path',
+      ],
+      [
+        "the agent's machine-name",
+        (o) => o.status!.extensionFiles!.push(inline('/var/lib/gardener-node-agent/machine-name')),
+        'status.extensionFiles[4].path',
+      ],
+      [
+        "the agent's token",
+        (o) => o.spec.files!.push(inline('/var/lib/gardener-node-agent/credentials/token')),
+        'spec.files[3].path',
+      ],
+      ['a file path with a newline', (o) => o.spec.files!.push(inline('/etc/a\nb')), 'spec.files[3].path'],
+      [
+        'a file path with an escape sequence',
+        (o) => o.status!.extensionFiles!.push(inline('/etc/\u001b[2Jx')),
+        'status.extensionFiles[4].path',
+      ],
+      [
+        'a unit name with a newline',
+        (o) => o.spec.units!.push({ name: 'a.service\nb.service', content: '[Unit]\n' }),
+        'spec.units[6].name',
+      ],
+      [
+        'a drop-in name with a carriage return',
+        (o) =>
+          o.status!.extensionUnits!.push({
+            name: 'a.service',
+            dropIns: [
+              { name: 'ok.conf', content: '[Service]\n' },
+              { name: '10-x\r.conf', content: '[Service]\n' },
+            ],
+          }),
+        'status.extensionUnits[4].dropIns[1].name',
+      ],
+      [
+        'a unit name with a C1 control character',
+        (o) => o.spec.units!.push({ name: 'a\u009b.service', content: '[Unit]\n' }),
+        'spec.units[6].name',
+      ],
+      [
         'a name longer than 255 bytes',
         (o) => o.spec.files!.push(inline(`/etc/${'ü'.repeat(128)}`)),
         'spec.files[3].path',
@@ -104,6 +147,39 @@ describe('node-agent applier: nothing written before everything knowable is chec
       expect((error as Error).message).to.contain('/etc/sub/f resolves outside the root');
       expect(snapshotTree(root)).to.deep.equal(before);
       expect(snapshotTree(outside)).to.deep.equal({});
+    });
+
+    for (const [how, target] of [
+      ['an absolute symlink', (r: string) => join(r, 'var/lib/gardener-node-agent')],
+      ['a relative symlink', () => '../var/lib/gardener-node-agent'],
+      ['a symlink to its parent', () => '../var/lib'],
+    ] as const) {
+      it(`refuses a write into the agent's state directory through ${how} inside the root`, async () => {
+        mkdirSync(join(root, 'var/lib/gardener-node-agent/credentials'), { recursive: true });
+        writeFileSync(join(root, 'var/lib/gardener-node-agent/credentials/kubeconfig'), 'identity');
+        mkdirSync(join(root, 'etc'));
+        symlinkSync(target(root), join(root, 'etc/agent'));
+        const path = how === 'a symlink to its parent' ? '/etc/agent/gardener-node-agent' : '/etc/agent';
+        const osc = one('/aaa', 'first');
+        osc.spec.files!.push({
+          path: `${path}/credentials/kubeconfig`,
+          content: { inline: { encoding: '', data: 'attacker' } },
+        });
+        const before = snapshotTree(root);
+        const systemd = new MemorySystemd();
+        const error = await applyTo(root, osc, images, { systemd }).catch((e) => e);
+        expect(error).to.be.instanceOf(ValidationError);
+        expect((error as Error).message).to.contain(
+          `spec.files[1].path: Forbidden: ${path}/credentials/kubeconfig leads into the node agent's state directory /var/lib/gardener-node-agent through a symlink`,
+        );
+        expect(snapshotTree(root)).to.deep.equal(before);
+        expect(systemd.ops).to.deep.equal([]);
+      });
+    }
+
+    it("still writes the agent's config.yaml, which the OSC names by its own path", async () => {
+      await applyTo(root, one('/var/lib/gardener-node-agent/config.yaml', 'config'), images);
+      expect(snapshotTree(root)['var/lib/gardener-node-agent/config.yaml']).to.include({ content: 'config' });
     });
 
     it('rejects a write that a removal of the same apply would undo (found by fuzzing)', async () => {

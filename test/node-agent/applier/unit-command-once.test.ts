@@ -44,7 +44,11 @@ describe('node-agent: a restart interrupted by a crash runs once and reports its
   async function resume(now: UnitStatus) {
     const systemd = systemdShowing(now);
     const recorded: (InFlightCommand | undefined)[] = [];
-    const journal = { interrupted, record: async (i: InFlightCommand | undefined) => void recorded.push(i) };
+    const journal = {
+      interrupted: [interrupted],
+      record: async (i: InFlightCommand) => void recorded.push(i),
+      clear: async () => void recorded.push(undefined),
+    };
     const outcome = runCommandOnce(
       step,
       { command: 'restart', unit: step.unit },

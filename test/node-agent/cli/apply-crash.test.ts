@@ -4,7 +4,7 @@
  * learned it) and right before (the call was in flight and never reached systemd). Either way the
  * resumed run asks systemd whether the call took effect: no restart or stop ever runs twice or is
  * lost, an enable, disable or daemon-reload may repeat once, and the tree ends up as after an
- * uninterrupted apply.
+ * uninterrupted apply, without the staged copy of the file the update takes from an image.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,11 +38,22 @@ describe('node-agent CLI: apply killed in the middle of every systemd call', fun
 
   it('resumes without repeating or losing a restart or stop, and ends in the uninterrupted tree', async () => {
     const dir = tempDir('gna-crash-');
-    const images = writeImages(join(dir, 'images'), IMAGE_FILES);
+    const images = writeImages(join(dir, 'images'), {
+      ...IMAGE_FILES,
+      'foo-image:2': { '/foo-file': 'file3 v2' },
+    });
     const v1 = join(dir, 'v1.yaml');
     const v2 = join(dir, 'v2.yaml');
     writeFileSync(v1, yamlOf(oscV1()));
-    writeFileSync(v2, yamlOf(oscV2()));
+    // v2 also takes /third/file from a new image: it is staged before the first write, and a kill
+    // during the systemd calls must not leave the staged copy behind (the tree holds no staged-*)
+    const next = oscV2();
+    next.spec.files = next.spec.files!.map((f) =>
+      f.content.imageRef
+        ? { ...f, content: { imageRef: { ...f.content.imageRef, image: 'foo-image:2' } } }
+        : f,
+    );
+    writeFileSync(v2, yamlOf(next));
     const prepare = async (name: string) => {
       const root = join(dir, name);
       mkdirSync(root);

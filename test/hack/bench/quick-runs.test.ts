@@ -38,6 +38,17 @@ describe('benchmarks without an API server, at their --quick size', function () 
     expect(run.stdout).to.match(/^## 20 nodes, single joins and leaves/m);
   });
 
+  it('apply-files prints apply and baseline figures per 1,000 files', async () => {
+    const run = await runQuickBench('apply-files.ts', [], 240_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    const row = run.stdout.split('\n').find((l) => l.startsWith('50 | '));
+    expect(row, run.stdout).to.be.a('string');
+    const [, steps, ...figures] = row!.split(' | ');
+    expect(Number(steps)).to.be.greaterThan(50);
+    for (const figure of figures) expect(figure, row).to.match(/^[\d,.]+x?$/);
+  });
+
   it('cli-start prints every command against node -e 0 and the target verdict', async () => {
     const run = await runQuickBench('cli-start.ts', [], 280_000);
     expect(run.code, describeRun(run)).to.equal(0);

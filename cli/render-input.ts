@@ -14,7 +14,13 @@ import {
   tryParseSemVer,
   unsupportedKubernetesVersionMessage,
 } from '../api/index.js';
-import { unknownFieldMessage, unknownShootFields } from '../api/schema/unknown-fields.js';
+import {
+  inputErrorsFromZod,
+  unknownClusterFields,
+  unknownFieldError,
+  unknownFieldMessage,
+} from '../api/schema/unknown-fields.js';
+import { zodFieldTree } from '../api/schema/zod-field-tree.js';
 import { type RenderValues, RenderValuesSchema } from '../charts/values/render-values.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName, readInputFile } from '../runtime/cli/input-file.js';
@@ -60,26 +66,21 @@ function checkVersions(cluster: Cluster): FieldError[] {
   return errors;
 }
 
-const shootOf = (raw: unknown): unknown =>
-  (raw as { spec?: { shoot?: unknown } } | null | undefined)?.spec?.shoot;
-
 /**
- * A Cluster decoded as gardenlet reads it. Fields of the Shoot that Gardener does not know are
- * returned as warnings, or with `strict` rejected, each with the closest known name.
+ * A Cluster decoded as gardenlet reads it. Fields that Gardener does not know, at any depth of the
+ * Cluster and its Shoot, CloudProfile and Seed, are returned as warnings, or with `strict`
+ * rejected, each with the closest known name.
  */
 export function decodeClusterInput(
   raw: unknown,
   what: string,
   strict: boolean,
 ): { cluster: Cluster; warnings: string[] } {
-  const unknown = unknownShootFields(shootOf(raw), ['spec', 'shoot']);
+  const unknown = unknownClusterFields(raw);
   const decoded = decodeCluster(raw);
-  const typos: FieldError[] = unknown.map((u) => ({
-    type: 'Forbidden',
-    field: u.field,
-    detail: `unknown field${u.suggestion ? `, did you mean "${u.suggestion}"?` : ''}`,
-  }));
-  if (!decoded.ok) throw new InputError(what, [...decoded.errors, ...(strict ? typos : [])]);
+  const typos = unknown.map(unknownFieldError);
+  // a missing field is often a misspelt one (`porvider`): name the typos beside it
+  if (!decoded.ok) throw new InputError(what, [...decoded.errors, ...typos]);
   if (strict && typos.length > 0) throw new InputError(what, typos);
   // what Gardener's Shoot validation and the rendered objects would reject, before rendering
   const shootErrors = [
@@ -94,10 +95,7 @@ export function decodeClusterInput(
 export function decodeValuesInput(raw: unknown, what: string): RenderValues {
   const parsed = RenderValuesSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new InputError(
-      what,
-      parsed.error.issues.map((i) => ({ type: 'Invalid', field: i.path.join('.'), detail: i.message })),
-    );
+    throw new InputError(what, inputErrorsFromZod(parsed.error, zodFieldTree(RenderValuesSchema)));
   }
   return parsed.data;
 }

@@ -4,7 +4,6 @@
  * rendered in memory first: on any error nothing is written, and every error is listed with its
  * field path.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'cdk8s';
 import { type Command, Option } from 'commander';
@@ -20,8 +19,10 @@ import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
+import { writeOutputDirectory } from '../runtime/cli/output-directory.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 import { packagePath } from './package-root.js';
+import { decodeObject, stableFileNames } from './render-decode.js';
 import {
   decodeClusterInput,
   decodeValuesInput,
@@ -53,6 +54,8 @@ export interface RenderOptions {
   output?: string;
   strict?: boolean;
   format?: RenderFormat;
+  /** The review form: base64 decoded, stable file names (cli/render-decode.ts). */
+  decode?: boolean;
   logLevel?: CliLogLevel;
 }
 
@@ -161,9 +164,9 @@ export function render(options: RenderOptions, readStdin?: () => string): Render
   return renderSource({ ...options, cluster, clusterName, values, valuesName });
 }
 
-function fileName(object: Record<string, unknown>, format: RenderFormat): string {
+function fileName(object: Record<string, unknown>, format: RenderFormat, name?: string): string {
   const metadata = object.metadata as { name?: string; namespace?: string };
-  const base = [String(object.kind).toLowerCase(), metadata.namespace, metadata.name]
+  const base = [String(object.kind).toLowerCase(), metadata.namespace, name ?? metadata.name]
     .filter(Boolean)
     .join('_')
     .replaceAll(':', '_');
@@ -196,19 +199,28 @@ export interface RenderIo {
 export function runRender(options: RenderOptions, io: RenderIo): void {
   if (options.output !== undefined) checkOutputDirectory(options.output);
   const format = options.format ?? 'yaml';
+  if (options.decode && format !== 'yaml')
+    throw new UsageError(
+      `--decode shows contents as YAML block text; it cannot be combined with -o ${format}`,
+    );
   const result = render(options, io.readStdin);
   for (const w of result.warnings) io.notices.warn(w);
+  const objects = options.decode ? result.objects.map(decodeObject) : result.objects;
   if (options.output) {
-    mkdirSync(options.output, { recursive: true });
-    for (const o of result.objects) {
-      const path = join(options.output, fileName(o, format));
-      writeFileSync(path, formatObjects([o], format));
-      io.notices.info(`wrote ${path}`);
-    }
-    io.notices.info(`wrote ${result.objects.length} files to ${options.output}`);
+    const names = options.decode
+      ? stableFileNames(objects, (o, name) => fileName(o, format, name))
+      : objects.map((o) => fileName(o, format));
+    const files = new Map(objects.map((o, i) => [names[i]!, formatObjects([o], format)]));
+    if (files.size !== objects.length) throw new Error('two rendered objects share a file name');
+    const { written, removed } = writeOutputDirectory(options.output, files);
+    for (const path of written) io.notices.info(`wrote ${path}`);
+    for (const path of removed) io.notices.info(`removed ${path} (no longer rendered)`);
+    io.notices.info(
+      `wrote ${written.length} files to ${options.output}${removed.length > 0 ? `, removed ${removed.length}` : ''}`,
+    );
     return;
   }
-  const text = formatObjects(result.objects, format);
+  const text = formatObjects(objects, format);
   io.stdout.write(text);
   if (io.terminal) io.notices.info(renderSummary(result, Buffer.byteLength(text)));
 }
@@ -246,11 +258,18 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
         .default('seed'),
     )
     .option('--now <rfc3339>', 'the timestamp written into annotations', DEFAULT_NOW)
-    .option('--output <dir>', 'write one file per object into this directory instead of stdout')
+    .option(
+      '--output <dir>',
+      'write one file per object into this directory instead of stdout; files an earlier run wrote that are no longer rendered are removed, a directory with other files is refused',
+    )
     .addOption(
       new Option('-o, --format <format>', 'yaml documents, or json (a v1 List)')
         .choices(RENDER_FORMATS)
         .default('yaml'),
+    )
+    .option(
+      '--decode',
+      'for review and snapshot tests, not for applying: base64 contents decoded as YAML block text, --output file names without hashes (docs/snapshots.md)',
     )
     .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
     .action((options: RenderOptions) => runRender(options, io(options.logLevel)));

@@ -72,7 +72,9 @@ describe('command-line habits', function () {
       const out = join(dir, 'out');
       const r = await runMain(['render', '--target', 'shoot', '--output', out]);
       expect(r.code).to.equal(0);
-      const files = readdirSync(out).sort();
+      const files = readdirSync(out)
+        .filter((f) => f !== '.gardener-osc-output')
+        .sort();
       expect(files).to.have.length(9);
       expect(r.stderr.split('\n').filter(Boolean)).to.deep.equal([
         ...r.stderr
@@ -91,7 +93,11 @@ describe('command-line habits', function () {
         '-o',
         'json',
       ]);
-      expect(readdirSync(join(dir, 'json')).every((f) => f.endsWith('.json'))).to.equal(true);
+      expect(
+        readdirSync(join(dir, 'json'))
+          .filter((f) => f !== '.gardener-osc-output')
+          .every((f) => f.endsWith('.json')),
+      ).to.equal(true);
       expect(json.code).to.equal(0);
       const meant = await runMain(['render', '--output', 'yaml']);
       expect(meant.code).to.equal(2);

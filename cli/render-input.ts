@@ -32,21 +32,37 @@ export class InputError extends UsageError {
   }
 }
 
+/**
+ * Why a text read as UTF-8 is not YAML or JSON text: a NUL or bytes that are not UTF-8 (read as
+ * U+FFFD) mean a binary file (a gzip, an executable), which is named, never echoed.
+ */
+function binaryProblem(text: string): string | undefined {
+  const at = text.search(/[\u0000\ufffd]/);
+  if (at < 0) return undefined;
+  const what = text[at] === '\u0000' ? 'a NUL byte' : 'bytes that are not UTF-8';
+  const gzip = text.startsWith('\u001f\ufffd') ? ' (it looks gzip-compressed)' : '';
+  return `not YAML or JSON text: ${what} at character ${at + 1}${gzip}`;
+}
+
 /** Reads a file named on the command line (`-`: standard input); unreadable is a usage error. */
 export function readInput(path: string, what: string, readStdin?: () => string): string {
+  let text: string;
   try {
-    return readInputFile(path, readStdin);
+    text = readInputFile(path, readStdin);
   } catch (e) {
     const why = isSystemError(e) ? systemErrorReason(e) : (e as Error).message;
     throw new UsageError(`cannot read ${what} ${inputName(path)}: ${why}`);
   }
+  const binary = binaryProblem(text);
+  if (binary) throw new UsageError(`cannot read ${what} ${inputName(path)}: ${binary}`);
+  return text;
 }
 
 export function parseYamlInput(text: string, what: string): unknown {
   try {
     return parseYaml(text);
   } catch (e) {
-    throw new InputError(what, [{ type: 'Invalid', field: '', detail: (e as Error).message }]);
+    throw new UsageError(`invalid ${what}: not valid YAML: ${(e as Error).message}`);
   }
 }
 
@@ -66,6 +82,18 @@ function checkVersions(cluster: Cluster): FieldError[] {
   return errors;
 }
 
+/** A Shoot, CloudProfile or Seed given where a Cluster belongs: say where it goes. */
+function kindHint(e: FieldError): FieldError {
+  if (e.field !== 'kind' || typeof e.value !== 'string') return e;
+  const part = { Shoot: 'shoot', CloudProfile: 'cloudProfile', Seed: 'seed' }[e.value];
+  return part
+    ? {
+        ...e,
+        detail: `${e.detail} (a Cluster holds the ${e.value} under spec.${part}; the seed has it: kubectl get cluster <shoot namespace> -o yaml)`,
+      }
+    : e;
+}
+
 /**
  * A Cluster decoded as gardenlet reads it. Fields that Gardener does not know, at any depth of the
  * Cluster and its Shoot, CloudProfile and Seed, are returned as warnings, or with `strict`
@@ -80,7 +108,7 @@ export function decodeClusterInput(
   const decoded = decodeCluster(raw);
   const typos = unknown.map(unknownFieldError);
   // a missing field is often a misspelt one (`porvider`): name the typos beside it
-  if (!decoded.ok) throw new InputError(what, [...decoded.errors, ...typos]);
+  if (!decoded.ok) throw new InputError(what, [...decoded.errors.map(kindHint), ...typos]);
   if (strict && typos.length > 0) throw new InputError(what, typos);
   // what Gardener's Shoot validation and the rendered objects would reject, before rendering
   const shootErrors = [
@@ -93,7 +121,7 @@ export function decodeClusterInput(
 }
 
 export function decodeValuesInput(raw: unknown, what: string): RenderValues {
-  const parsed = RenderValuesSchema.safeParse(raw);
+  const parsed = RenderValuesSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     throw new InputError(what, inputErrorsFromZod(parsed.error, zodFieldTree(RenderValuesSchema)));
   }

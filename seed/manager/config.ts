@@ -188,7 +188,7 @@ export type ConfigResult =
   | { ok: false; errors: FieldError[] };
 
 export function decodeControllerManagerConfiguration(input: unknown): ConfigResult {
-  const parsed = ControllerManagerConfigurationSchema.safeParse(input);
+  const parsed = ControllerManagerConfigurationSchema.safeParse(input, { reportInput: true });
   return parsed.success
     ? { ok: true, value: parsed.data }
     : {

@@ -114,7 +114,7 @@ export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
   },
   'controller-manager': {
     summary:
-      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local) for the Clusters the configuration selects',
+      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local, rollout, node-agent-csr-approver and node-agent-authorizer with per-node identities) for the Clusters the configuration selects',
     load: async () => {
       const { addControllerManagerCommand } = await import('./controller-manager-command.js');
       return (program, { io }) => addControllerManagerCommand(program, io.readStdin);

@@ -44,3 +44,14 @@ describe('README and docs: the examples they show', function () {
     expect(block).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change.json'), 'utf8'));
   });
 });
+
+describe('gardener-osc controller-manager --help', () => {
+  it('names every controller the controller-manager runs (one folder of controllers/ each)', async () => {
+    const help = (await runMain(['controller-manager', '--help'])).stdout.replace(/\s+/g, ' ');
+    const controllers = readdirSync(join(ROOT, 'controllers'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(controllers).to.have.length(9);
+    for (const name of controllers) expect(help, name).to.contain(name);
+  });
+});

@@ -44,7 +44,8 @@ export type RenderFormat = (typeof RENDER_FORMATS)[number];
 
 export interface RenderOptions {
   cluster?: string;
-  values?: string;
+  /** A file, or `false` for `--no-values`: placeholders, deliberately, without a warning. */
+  values?: string | false;
   featureGates?: string;
   legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
@@ -67,6 +68,8 @@ export interface RenderSource {
   readonly clusterName: string;
   readonly values?: unknown;
   readonly valuesName?: string;
+  /** No values on purpose (`--no-values`): placeholders without the warning. */
+  readonly placeholderValues?: boolean;
   readonly featureGates?: string;
   readonly legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
@@ -115,7 +118,7 @@ export function renderSource(source: RenderSource): RenderResult {
   );
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
-  else warnings.push(NO_VALUES_WARNING);
+  else if (!source.placeholderValues) warnings.push(NO_VALUES_WARNING);
   if (source.nodeAgentIdentity !== undefined) {
     const identity = source.nodeAgentIdentity;
     if (identity !== NODE_AGENT_IDENTITY.node && identity !== NODE_AGENT_IDENTITY.serviceAccount)
@@ -150,10 +153,11 @@ export function renderSource(source: RenderSource): RenderResult {
 
 /** Renders from files (`-`: standard input); without --cluster the example and its values. */
 export function render(options: RenderOptions, readStdin?: () => string): RenderResult {
-  const conflict = stdinConflict({ '--cluster': options.cluster, '--values': options.values });
+  const conflict = stdinConflict({ '--cluster': options.cluster, '--values': options.values || undefined });
   if (conflict) throw new UsageError(conflict);
   const clusterFile = options.cluster ?? EXAMPLE_CLUSTER;
-  const valuesFile = options.values ?? (options.cluster ? undefined : EXAMPLE_VALUES);
+  const valuesFile =
+    options.values === false ? undefined : (options.values ?? (options.cluster ? undefined : EXAMPLE_VALUES));
   const clusterName = `cluster ${clusterFile === '-' ? 'from standard input' : clusterFile}`;
   const cluster = parseYamlInput(readInput(clusterFile, 'cluster', readStdin), clusterName);
   const valuesName = valuesFile && `values ${valuesFile === '-' ? 'from standard input' : valuesFile}`;
@@ -161,7 +165,14 @@ export function render(options: RenderOptions, readStdin?: () => string): Render
     valuesFile === undefined
       ? undefined
       : parseYamlInput(readInput(valuesFile, 'values', readStdin), valuesName!);
-  return renderSource({ ...options, cluster, clusterName, values, valuesName });
+  return renderSource({
+    ...options,
+    cluster,
+    clusterName,
+    values,
+    valuesName,
+    placeholderValues: options.values === false,
+  });
 }
 
 function fileName(object: Record<string, unknown>, format: RenderFormat, name?: string): string {
@@ -236,6 +247,10 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
     .option(
       '--values <file>',
       'CA bundles, SSH keys, images, API server URL, node logging (default without --cluster: examples/values.yaml)',
+    )
+    .option(
+      '--no-values',
+      'render with placeholder CA bundles and no SSH keys, without the warning that says so',
     )
     .option(
       '--feature-gates <gates>',

@@ -130,4 +130,4 @@ export function decodeValuesInput(raw: unknown, what: string): RenderValues {
 
 /** A Cluster rendered without values gets placeholder CA bundles and no SSH keys: say so. */
 export const NO_VALUES_WARNING =
-  'no --values: the CA bundles are placeholders and no SSH keys are rendered, so the OSCs differ from what gardenlet renders for this shoot (pass its CA bundles and SSH public keys with --values)';
+  'no --values: the CA bundles are placeholders and no SSH keys are rendered, so the OSCs differ from what gardenlet renders for this shoot (pass its CA bundles and SSH public keys with --values, or --no-values to render with placeholders without this warning)';

@@ -136,7 +136,7 @@ export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
     },
   },
   completion: {
-    summary: 'print the shell completion script for bash or zsh',
+    summary: 'print the shell completion script for bash, zsh or fish',
     load: async () => {
       const { addCompletionCommand } = await import('../runtime/cli/completion.js');
       return (program, { io }) => addCompletionCommand(program, (text) => io.stdout.write(text));

@@ -2,7 +2,7 @@
  * What operators expect of both executables (kubectl, helm): `-` for standard input, `-o yaml|json`,
  * `--help` with examples and required options marked, a summary on a terminal, `--output DIR`
  * saying what it wrote, system errors as one line with the documented exit code, each warning once,
- * `--log-level` on every command, bash and zsh completion.
+ * `--log-level` on every command, bash, zsh and fish completion.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -327,6 +327,74 @@ describe('command-line habits', function () {
         expect(complete(name, 'plan', '--exit'), name).to.deep.equal(['--exit-code']);
         expect(complete(name, 'plan', '--next', dir.slice(0, -2)), name).to.include(dir);
       }
+    });
+
+    it('bash completion reaches subcommands and their options (rollout status)', () => {
+      const script = join(dir, 'osc.bash');
+      writeFileSync(
+        script,
+        spawnSync(process.execPath, ['--import', 'tsx', CLI, 'completion', 'bash'], { encoding: 'utf8' })
+          .stdout,
+      );
+      const complete = (...words: string[]) =>
+        spawnSync(
+          'bash',
+          [
+            '-c',
+            `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _gardener_osc; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          ],
+          { encoding: 'utf8' },
+        )
+          .stdout.split('\n')
+          .filter(Boolean);
+      expect(complete('gardener-osc', 'rollout', 'st')).to.deep.equal(['status']);
+      expect(complete('gardener-osc', 'rollout', 'status', '--f')).to.deep.equal(['--file', '--format']);
+      expect(complete('gardener-osc', 'rollout', 'status', '-o', '')).to.deep.equal([
+        'table',
+        'yaml',
+        'json',
+      ]);
+    });
+
+    it('print fish completion that fish loads, with subcommands, options and choices', () => {
+      if (spawnSync('fish', ['--version']).error)
+        throw new Error('fish is required to test the fish completion: apt-get install fish');
+      for (const name of Object.keys(programs)) {
+        const main =
+          name === 'gardener-osc' ? CLI : join(import.meta.dirname, '../../node-agent/cli/main.ts');
+        const script = join(dir, `${name}.fish`);
+        writeFileSync(
+          script,
+          spawnSync(process.execPath, ['--import', 'tsx', main, 'completion', 'fish'], { encoding: 'utf8' })
+            .stdout,
+        );
+        const syntax = spawnSync('fish', ['-n', script], { encoding: 'utf8' });
+        expect(syntax.status, syntax.stderr).to.equal(0);
+        const complete = (line: string) =>
+          spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C '${line}'`], {
+            encoding: 'utf8',
+          })
+            .stdout.split('\n')
+            .filter(Boolean)
+            .map((l) => l.split('\t')[0]);
+        expect(complete(`${name} pl`), name).to.deep.equal(['plan']);
+        expect(complete(`${name} plan --exit`), name).to.deep.equal(['--exit-code']);
+        expect(complete(`${name} completion `), name).to.deep.equal(['bash', 'fish', 'zsh']);
+      }
+      const osc = (line: string) =>
+        spawnSync(
+          'fish',
+          ['--no-config', '-c', `source ${join(dir, 'gardener-osc.fish')}; complete -C '${line}'`],
+          {
+            encoding: 'utf8',
+          },
+        )
+          .stdout.split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]);
+      expect(osc('gardener-osc rollout ')).to.deep.equal(['status']);
+      expect(osc('gardener-osc rollout status -o ')).to.deep.equal(['json', 'table', 'yaml']);
+      expect(osc('gardener-osc render --target ')).to.deep.equal(['seed', 'shoot']);
     });
 
     it('print zsh completion that zsh loads and binds to the command', () => {

@@ -5,7 +5,7 @@
  * `--log-level` on every command, bash, zsh and fish completion.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,6 +160,23 @@ describe('command-line habits', function () {
       expect(r.code).to.equal(1);
       expect(r.stderr).to.equal(
         `gardener-osc: cannot create the directory ${file}: file already exists (EEXIST)\n`,
+      );
+    });
+
+    it('ENOENT: apply without --images where there is no ctr says what to pass', async () => {
+      const secret = render({ target: 'shoot', now: DEFAULT_NOW }).objects.find(
+        (o) => o.kind === 'Secret' && (o.data as Record<string, string> | undefined)?.['osc.yaml'],
+      ) as { data: Record<string, string> };
+      const osc = join(dir, 'osc.yaml');
+      writeFileSync(osc, Buffer.from(secret.data['osc.yaml']!, 'base64'));
+      mkdirSync(join(dir, 'root'));
+      const r = await runCli(
+        ['apply', '--osc', osc, '--root', join(dir, 'root'), '--systemd', `record:${join(dir, 'calls')}`],
+        { PATH: join(dir, 'no-programs-here') },
+      );
+      expect(r.code).to.equal(1);
+      expect(r.stderr.trim().split('\n').at(-1)).to.equal(
+        "gardener-node-agent: cannot run ctr: no such program on PATH (ENOENT); without --images the agent pulls the OSC's images with containerd's ctr; on a machine without containerd pass --images DIR (files at DIR/<url-encoded image>/<path>)",
       );
     });
 

@@ -113,7 +113,7 @@ export function addControllerManagerCommand(program: Command, readStdin?: () => 
   program
     .command('controller-manager')
     .description(
-      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local) for the Clusters the configuration selects',
+      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local, rollout, node-agent-csr-approver and node-agent-authorizer with per-node identities) for the Clusters the configuration selects',
     )
     .requiredOption(
       '--config <file>',

@@ -1,8 +1,9 @@
 /** `gardener-osc crds`: the CustomResourceDefinitions a seed needs for the objects we write. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CRD_FILES, renderCrdFile } from '../api/crds.js';
+import { makeDirectories } from '../runtime/cli/output-directory.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 
 export interface CrdsIo {
@@ -19,7 +20,7 @@ export function addCrdsCommand(program: Command, io: (level?: CliLogLevel) => Cr
       const { stdout, notices } = io(options.logLevel);
       const names = Object.keys(CRD_FILES);
       if (options.output) {
-        mkdirSync(options.output, { recursive: true });
+        makeDirectories(options.output);
         for (const name of names) {
           writeFileSync(join(options.output, name), renderCrdFile(name));
           notices.info(`wrote ${join(options.output, name)}`);

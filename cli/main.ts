@@ -114,7 +114,7 @@ export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
   },
   'controller-manager': {
     summary:
-      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local) for the Clusters the configuration selects',
+      'run the seed-side controllers (operatingsystemconfig, migration, node-delay, token-labels, token-requestor in direct mode, os-local, rollout, node-agent-csr-approver and node-agent-authorizer with per-node identities) for the Clusters the configuration selects',
     load: async () => {
       const { addControllerManagerCommand } = await import('./controller-manager-command.js');
       return (program, { io }) => addControllerManagerCommand(program, io.readStdin);
@@ -136,7 +136,7 @@ export const COMMANDS: Readonly<Record<string, LazyCommand>> = {
     },
   },
   completion: {
-    summary: 'print the shell completion script for bash or zsh',
+    summary: 'print the shell completion script for bash, zsh or fish',
     load: async () => {
       const { addCompletionCommand } = await import('../runtime/cli/completion.js');
       return (program, { io }) => addCompletionCommand(program, (text) => io.stdout.write(text));

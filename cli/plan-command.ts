@@ -27,7 +27,8 @@ import { parseYamlInput, readInput } from './render-input.js';
 export interface PlanOptions {
   readonly cluster: string;
   readonly next: string;
-  readonly values?: string;
+  /** A file, or `false` for `--no-values`: placeholders for both, without the warning. */
+  readonly values?: string | false;
   readonly nextValues?: string;
   readonly format: PlanFormat;
   readonly exitCode?: boolean;
@@ -39,12 +40,22 @@ export interface PlanOptions {
 
 /** The two Clusters (and values) to compare, parsed, from files or from memory. */
 export interface PlanSources {
-  readonly current: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
-  readonly next: Pick<RenderSource, 'cluster' | 'clusterName' | 'values' | 'valuesName'>;
+  readonly current: Pick<
+    RenderSource,
+    'cluster' | 'clusterName' | 'values' | 'valuesName' | 'placeholderValues'
+  >;
+  readonly next: Pick<
+    RenderSource,
+    'cluster' | 'clusterName' | 'values' | 'valuesName' | 'placeholderValues'
+  >;
   readonly strict?: boolean;
   /** The rollout gate's settings (default: the controller-manager's defaults). */
   readonly rollout?: RolloutSettings;
 }
+
+/** `namespace/name` of the shoot a rendered Cluster holds. */
+const shootName = (shoot: RenderedShoot): string =>
+  `${shoot.cluster.shoot.metadata.namespace ?? ''}/${shoot.cluster.shoot.metadata.name ?? ''}`;
 
 function renderShoot(source: PlanSources['current'], strict: boolean, warnings: string[]): RenderedShoot {
   const result = renderSource({ ...source, target: 'shoot', now: DEFAULT_NOW, strict });
@@ -63,6 +74,11 @@ export function planSources(sources: PlanSources): { view: PlanView; warnings: s
   const warnings: string[] = [];
   const current = renderShoot(sources.current, sources.strict ?? false, warnings);
   const next = renderShoot(sources.next, sources.strict ?? false, warnings);
+  // a plan is a change of one shoot; two shoots' nodes compared is almost always the wrong file
+  if (shootName(current) !== shootName(next) || current.cluster.name !== next.cluster.name)
+    warnings.push(
+      `${sources.current.clusterName} and ${sources.next.clusterName} are different shoots (${shootName(current)} in Cluster ${current.cluster.name}, ${shootName(next)} in Cluster ${next.cluster.name}): the plan compares the nodes of two shoots`,
+    );
   const rollout = gatedRollout(sources.rollout ?? RolloutSettingsSchema.parse({}));
   return { view: planFleet(current, next, rollout), warnings };
 }
@@ -73,27 +89,30 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
   const conflict = stdinConflict({
     '--cluster': options.cluster,
     '--next': options.next,
-    '--values': options.values,
+    '--values': options.values || undefined,
     '--next-values': options.nextValues,
     '--config': options.config,
   });
   if (conflict) throw new UsageError(conflict);
   const parse = (path: string, what: string) =>
     parseYamlInput(readInput(path, what, readStdin), named(what, path));
-  const values = options.values === undefined ? undefined : parse(options.values, 'values');
-  const nextValuesFile = options.nextValues ?? options.values;
+  const values = options.values ? parse(options.values, 'values') : undefined;
+  const nextValuesFile = options.nextValues ?? (options.values || undefined);
+  const placeholderValues = options.values === false;
   const nextValues = options.nextValues === undefined ? values : parse(options.nextValues, 'next values');
   return {
     current: {
       cluster: parse(options.cluster, 'cluster'),
       clusterName: named('cluster', options.cluster),
       values,
+      placeholderValues,
       ...(options.values ? { valuesName: named('values', options.values) } : {}),
     },
     next: {
       cluster: parse(options.next, 'next cluster'),
       clusterName: named('next cluster', options.next),
       values: nextValues,
+      placeholderValues: placeholderValues && options.nextValues === undefined,
       ...(nextValuesFile ? { valuesName: named('values', nextValuesFile) } : {}),
     },
     strict: options.strict ?? false,
@@ -126,6 +145,10 @@ export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => Pl
     .requiredOption('--next <file>', 'the Cluster as it will be ("-": standard input)')
     .option('--values <file>', 'render values (CA bundles, SSH keys, images) for both')
     .option('--next-values <file>', 'render values for the next Cluster only (default: --values)')
+    .option(
+      '--no-values',
+      'render both with placeholder CA bundles and no SSH keys, without the warning that says so',
+    )
     .addOption(
       new Option('-o, --format <format>', 'text for people; yaml or json for tools (docs/plan.md)')
         .choices(PLAN_FORMATS)

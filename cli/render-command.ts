@@ -4,7 +4,6 @@
  * rendered in memory first: on any error nothing is written, and every error is listed with its
  * field path.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'cdk8s';
 import { type Command, Option } from 'commander';
@@ -20,8 +19,10 @@ import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
+import { writeOutputDirectory } from '../runtime/cli/output-directory.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 import { packagePath } from './package-root.js';
+import { decodeObject, stableFileNames } from './render-decode.js';
 import {
   decodeClusterInput,
   decodeValuesInput,
@@ -43,7 +44,8 @@ export type RenderFormat = (typeof RENDER_FORMATS)[number];
 
 export interface RenderOptions {
   cluster?: string;
-  values?: string;
+  /** A file, or `false` for `--no-values`: placeholders, deliberately, without a warning. */
+  values?: string | false;
   featureGates?: string;
   legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
@@ -53,6 +55,8 @@ export interface RenderOptions {
   output?: string;
   strict?: boolean;
   format?: RenderFormat;
+  /** The review form: base64 decoded, stable file names (cli/render-decode.ts). */
+  decode?: boolean;
   logLevel?: CliLogLevel;
 }
 
@@ -64,6 +68,8 @@ export interface RenderSource {
   readonly clusterName: string;
   readonly values?: unknown;
   readonly valuesName?: string;
+  /** No values on purpose (`--no-values`): placeholders without the warning. */
+  readonly placeholderValues?: boolean;
   readonly featureGates?: string;
   readonly legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
@@ -112,7 +118,7 @@ export function renderSource(source: RenderSource): RenderResult {
   );
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
-  else warnings.push(NO_VALUES_WARNING);
+  else if (!source.placeholderValues) warnings.push(NO_VALUES_WARNING);
   if (source.nodeAgentIdentity !== undefined) {
     const identity = source.nodeAgentIdentity;
     if (identity !== NODE_AGENT_IDENTITY.node && identity !== NODE_AGENT_IDENTITY.serviceAccount)
@@ -147,10 +153,11 @@ export function renderSource(source: RenderSource): RenderResult {
 
 /** Renders from files (`-`: standard input); without --cluster the example and its values. */
 export function render(options: RenderOptions, readStdin?: () => string): RenderResult {
-  const conflict = stdinConflict({ '--cluster': options.cluster, '--values': options.values });
+  const conflict = stdinConflict({ '--cluster': options.cluster, '--values': options.values || undefined });
   if (conflict) throw new UsageError(conflict);
   const clusterFile = options.cluster ?? EXAMPLE_CLUSTER;
-  const valuesFile = options.values ?? (options.cluster ? undefined : EXAMPLE_VALUES);
+  const valuesFile =
+    options.values === false ? undefined : (options.values ?? (options.cluster ? undefined : EXAMPLE_VALUES));
   const clusterName = `cluster ${clusterFile === '-' ? 'from standard input' : clusterFile}`;
   const cluster = parseYamlInput(readInput(clusterFile, 'cluster', readStdin), clusterName);
   const valuesName = valuesFile && `values ${valuesFile === '-' ? 'from standard input' : valuesFile}`;
@@ -158,12 +165,19 @@ export function render(options: RenderOptions, readStdin?: () => string): Render
     valuesFile === undefined
       ? undefined
       : parseYamlInput(readInput(valuesFile, 'values', readStdin), valuesName!);
-  return renderSource({ ...options, cluster, clusterName, values, valuesName });
+  return renderSource({
+    ...options,
+    cluster,
+    clusterName,
+    values,
+    valuesName,
+    placeholderValues: options.values === false,
+  });
 }
 
-function fileName(object: Record<string, unknown>, format: RenderFormat): string {
+function fileName(object: Record<string, unknown>, format: RenderFormat, name?: string): string {
   const metadata = object.metadata as { name?: string; namespace?: string };
-  const base = [String(object.kind).toLowerCase(), metadata.namespace, metadata.name]
+  const base = [String(object.kind).toLowerCase(), metadata.namespace, name ?? metadata.name]
     .filter(Boolean)
     .join('_')
     .replaceAll(':', '_');
@@ -196,19 +210,28 @@ export interface RenderIo {
 export function runRender(options: RenderOptions, io: RenderIo): void {
   if (options.output !== undefined) checkOutputDirectory(options.output);
   const format = options.format ?? 'yaml';
+  if (options.decode && format !== 'yaml')
+    throw new UsageError(
+      `--decode shows contents as YAML block text; it cannot be combined with -o ${format}`,
+    );
   const result = render(options, io.readStdin);
   for (const w of result.warnings) io.notices.warn(w);
+  const objects = options.decode ? result.objects.map(decodeObject) : result.objects;
   if (options.output) {
-    mkdirSync(options.output, { recursive: true });
-    for (const o of result.objects) {
-      const path = join(options.output, fileName(o, format));
-      writeFileSync(path, formatObjects([o], format));
-      io.notices.info(`wrote ${path}`);
-    }
-    io.notices.info(`wrote ${result.objects.length} files to ${options.output}`);
+    const names = options.decode
+      ? stableFileNames(objects, (o, name) => fileName(o, format, name))
+      : objects.map((o) => fileName(o, format));
+    const files = new Map(objects.map((o, i) => [names[i]!, formatObjects([o], format)]));
+    if (files.size !== objects.length) throw new Error('two rendered objects share a file name');
+    const { written, removed } = writeOutputDirectory(options.output, files);
+    for (const path of written) io.notices.info(`wrote ${path}`);
+    for (const path of removed) io.notices.info(`removed ${path} (no longer rendered)`);
+    io.notices.info(
+      `wrote ${written.length} files to ${options.output}${removed.length > 0 ? `, removed ${removed.length}` : ''}`,
+    );
     return;
   }
-  const text = formatObjects(result.objects, format);
+  const text = formatObjects(objects, format);
   io.stdout.write(text);
   if (io.terminal) io.notices.info(renderSummary(result, Buffer.byteLength(text)));
 }
@@ -224,6 +247,10 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
     .option(
       '--values <file>',
       'CA bundles, SSH keys, images, API server URL, node logging (default without --cluster: examples/values.yaml)',
+    )
+    .option(
+      '--no-values',
+      'render with placeholder CA bundles and no SSH keys, without the warning that says so',
     )
     .option(
       '--feature-gates <gates>',
@@ -246,11 +273,18 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
         .default('seed'),
     )
     .option('--now <rfc3339>', 'the timestamp written into annotations', DEFAULT_NOW)
-    .option('--output <dir>', 'write one file per object into this directory instead of stdout')
+    .option(
+      '--output <dir>',
+      'write one file per object into this directory instead of stdout; files an earlier run wrote that are no longer rendered are removed, a directory with other files is refused',
+    )
     .addOption(
       new Option('-o, --format <format>', 'yaml documents, or json (a v1 List)')
         .choices(RENDER_FORMATS)
         .default('yaml'),
+    )
+    .option(
+      '--decode',
+      'for review and snapshot tests, not for applying: base64 contents decoded as YAML block text, --output file names without hashes (docs/snapshots.md)',
     )
     .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
     .action((options: RenderOptions) => runRender(options, io(options.logLevel)));

@@ -43,7 +43,7 @@ export interface Cluster {
 export type ClusterDecodeResult = { ok: true; value: Cluster } | { ok: false; errors: FieldError[] };
 
 export function decodeCluster(input: unknown): ClusterDecodeResult {
-  const cluster = TolerantCluster.safeParse(input);
+  const cluster = TolerantCluster.safeParse(input, { reportInput: true });
   if (!cluster.success) return { ok: false, errors: fieldErrorsFromZod(cluster.error) };
   const { spec } = cluster.data;
   // reportInput: a wrong value is named in the error (`maxPods: "120": expected number, got string`)

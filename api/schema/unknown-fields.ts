@@ -1,14 +1,16 @@
 /**
- * Typos in the parts of a Shoot that node configuration reads: a field Gardener does not know
- * (`maxPod`) is dropped by the decoder like any unknown field, so a change silently does nothing.
- * This finds them, with the closest known name (`did you mean "maxPods"?`), for a warning or, in
- * strict mode, an error. Reading stays tolerant: this only reports.
+ * Typos in an input: a field Gardener (or, for our own files, our schema) does not know, such as
+ * `maxPod` or `spec.porvider`, is dropped by a tolerant decoder like any unknown field, so a
+ * change silently does nothing. This finds them at every depth, with the closest known name
+ * (`did you mean "maxPods"?`), for a warning or, in strict mode, an error, as
+ * `kubectl --validate=strict` does. Reading stays tolerant: this only reports.
  */
-import { formatFieldPath } from '../validation/field-error.js';
-import { CHECKED_SHOOT_PARTS, type FieldNode } from './shoot-field-names.js';
+import type * as z from 'zod';
+import { type FieldError, fieldErrorsFromZod, formatFieldPath } from '../validation/field-error.js';
+import { clusterFieldTree, type FieldTree, subtreeAt } from './field-tree.js';
 
 export interface UnknownField {
-  /** `spec.provider.workers[0].kubernetes.kubelet.maxPod` */
+  /** `spec.shoot.spec.provider.workers[0].kubernetes.kubelet.maxPod` */
   readonly field: string;
   readonly suggestion?: string;
 }
@@ -44,36 +46,80 @@ export function closestName(name: string, known: readonly string[]): string | un
   return best && best.distance <= limit ? best.name : undefined;
 }
 
-function walk(value: unknown, node: FieldNode, path: (string | number)[], out: UnknownField[]): void {
-  if (node.list) {
-    if (!Array.isArray(value)) return;
-    value.forEach((item, i) => {
-      walk(item, { fields: node.fields }, [...path, i], out);
-    });
+function walk(value: unknown, tree: FieldTree, path: (string | number)[], out: UnknownField[]): void {
+  if (tree === 'leaf' || tree === 'raw') return;
+  if ('items' in tree) {
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        walk(item, tree.items, [...path, i], out);
+      });
+    }
     return;
   }
   if (!isMapping(value)) return; // a type error, which the decoder reports
-  const known = Object.keys(node.fields);
+  if ('values' in tree) {
+    for (const [key, child] of Object.entries(value)) walk(child, tree.values, [...path, key], out);
+    return;
+  }
+  const known = Object.keys(tree.fields);
   for (const [key, child] of Object.entries(value)) {
-    const spec = node.fields[key];
-    if (spec === undefined) {
+    const field = tree.fields[key];
+    if (field === undefined) {
       const suggestion = closestName(key, known);
       out.push({ field: formatFieldPath([...path, key]), ...(suggestion ? { suggestion } : {}) });
-    } else if (spec !== 'leaf' && spec !== 'raw') walk(child, spec, [...path, key], out);
+    } else walk(child, field, [...path, key], out);
   }
 }
 
-/** Unknown fields of a raw Shoot (as found in a Cluster), paths relative to `prefix`. */
-export function unknownShootFields(shoot: unknown, prefix: readonly string[] = []): UnknownField[] {
+/** The fields of `value` that `tree` does not know, at every depth, paths below `prefix`. */
+export function unknownFields(
+  value: unknown,
+  tree: FieldTree,
+  prefix: readonly (string | number)[] = [],
+): UnknownField[] {
   const out: UnknownField[] = [];
-  for (const part of CHECKED_SHOOT_PARTS) {
-    let value: unknown = shoot;
-    for (const key of part.path) value = isMapping(value) ? value[key] : undefined;
-    if (value !== undefined) walk(value, part.node, [...prefix, ...part.path], out);
-  }
+  walk(value, tree, [...prefix], out);
   return out;
+}
+
+/** Unknown fields of a raw Cluster, its embedded Shoot, CloudProfile and Seed included. */
+export function unknownClusterFields(cluster: unknown): UnknownField[] {
+  return unknownFields(cluster, clusterFieldTree());
 }
 
 export function unknownFieldMessage(u: UnknownField): string {
   return `${u.field}: unknown field${u.suggestion ? `, did you mean "${u.suggestion}"?` : ''}`;
+}
+
+/** The error of an unknown field in strict mode, in the form of every other field error. */
+export function unknownFieldError(u: UnknownField): FieldError {
+  return {
+    type: 'Forbidden',
+    field: u.field,
+    detail: `unknown field${u.suggestion ? `, did you mean "${u.suggestion}"?` : ''}`,
+  };
+}
+
+/**
+ * A strict schema's errors, each unknown field named by its own path with the closest known name
+ * (`caBundles.clustr: Forbidden: unknown field, did you mean "cluster"?`) rather than as zod's
+ * list of unrecognized keys at the parent.
+ */
+export function inputErrorsFromZod(
+  error: z.ZodError,
+  tree: FieldTree,
+  prefix: readonly (string | number)[] = [],
+): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys')
+      return fieldErrorsFromZod({ issues: [issue] } as z.ZodError, prefix);
+    const parent = subtreeAt(tree, issue.path);
+    const known =
+      parent && typeof parent === 'object' && 'fields' in parent ? Object.keys(parent.fields) : [];
+    return issue.keys.map((key) => {
+      const suggestion = closestName(key, known);
+      const path = [...prefix, ...(issue.path as (string | number)[]), key];
+      return unknownFieldError({ field: formatFieldPath(path), ...(suggestion ? { suggestion } : {}) });
+    });
+  });
 }

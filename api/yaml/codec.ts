@@ -105,11 +105,28 @@ function nodeValue(node: unknown, doc: Document.Parsed, budget: { aliases: numbe
   throw new YamlSyntaxError('unsupported YAML node');
 }
 
-function documentValue(doc: Document.Parsed): unknown {
+/**
+ * The source line an error points at (or, at the end of the input, the last line before it),
+ * control characters escaped and cut to a readable length: what the yaml library's code frame
+ * shows, on one line.
+ */
+function nearText(text: string, line: number): string {
+  const lines = text.split('\n');
+  let i = Math.min(line, lines.length) - 1;
+  while (i > 0 && (lines[i] ?? '').trim() === '') i--;
+  const source = lines[i] ?? '';
+  const shown = JSON.stringify(source.length > 60 ? `${source.slice(0, 60)}…` : source);
+  return i === line - 1 ? `near ${shown}` : `after line ${i + 1}: ${shown}`;
+}
+
+function documentValue(doc: Document.Parsed, text: string): unknown {
   const error = doc.errors[0];
   if (error) {
     const pos = error.linePos?.[0];
-    throw new YamlSyntaxError(error.message.split('\n')[0] ?? error.message, pos?.line, pos?.col);
+    // the library's message is `reason at line L, column C:` followed by a multi-line code frame
+    const reason = (error.message.split('\n')[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, '');
+    const where = pos ? ` at line ${pos.line}, column ${pos.col} (${nearText(text, pos.line)})` : '';
+    throw new YamlSyntaxError(`${reason}${where}`, pos?.line, pos?.col);
   }
   return nodeValue(doc.contents, doc, { aliases: 0 });
 }
@@ -125,7 +142,7 @@ function parseDocuments(text: string): Document.Parsed[] {
 /** Every non-empty document of a (possibly multi-document) YAML or JSON text. */
 export function parseYamlDocuments(text: string): unknown[] {
   return parseDocuments(text)
-    .map(documentValue)
+    .map((doc) => documentValue(doc, text))
     .filter((v) => v !== null && v !== undefined);
 }
 
@@ -134,5 +151,5 @@ export function parseYaml(text: string): unknown {
   const docs = parseDocuments(text);
   if (docs.length > 1) throw new YamlSyntaxError(`expected one YAML document, found ${docs.length}`);
   const doc = docs[0];
-  return doc ? (documentValue(doc) ?? null) : null;
+  return doc ? (documentValue(doc, text) ?? null) : null;
 }

@@ -2,13 +2,13 @@
  * The rollout status of a shoot as a table for people (`gardener-osc rollout status`): one row per
  * worker pool, then the nodes that failed. Pure.
  */
+import { humanDuration } from '../../api/human-duration.js';
 import type { RolloutStatus } from './state.js';
 
 const when = (ms: number | undefined, now: number): string => {
   if (ms === undefined) return '-';
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  const ago = s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
-  return `${new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')} (${ago} ago)`;
+  // kubectl's ages (`275d`, not `6612h`)
+  return `${new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')} (${humanDuration(Math.max(0, now - ms))} ago)`;
 };
 
 function table(rows: readonly (readonly string[])[]): string {

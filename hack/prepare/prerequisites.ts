@@ -22,6 +22,7 @@ export const PACKAGES: readonly Package[] = [
   debian('umoci', { why: 'unpacks the OCI images of the node agent and the controller-manager' }),
   debian('util-linux', { command: 'flock', why: 'serialises concurrent cold builds' }),
   debian('zsh', { why: 'loads the zsh completion script of gardener-osc' }),
+  debian('fish', { why: 'loads and runs the fish completion script of gardener-osc' }),
 ];
 
 export const BUILDS: readonly Build[] = [

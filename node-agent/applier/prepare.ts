@@ -121,11 +121,21 @@ function targets(o: PrepareOptions): Target[] {
         return [{ absolute: host.path(step.path), field: `removed file ${step.path}`, write: false }];
       case 'delete-drop-in':
         return [
-          { absolute: host.dropInFile(step.unit, step.dropIn), field: `unit ${step.unit}`, write: false },
+          {
+            absolute: host.dropInFile(step.unit, step.dropIn),
+            field: `the drop-in ${step.unit}.d/${step.dropIn}`,
+            write: false,
+          },
         ];
       case 'remove-drop-in-dir':
+        // only the unit's drop-in directory goes here, the unit itself may stay
         return [
-          { absolute: host.dropInDir(step.unit), field: `unit ${step.unit}`, write: false, recursive: true },
+          {
+            absolute: host.dropInDir(step.unit),
+            field: `the drop-in directory ${step.unit}.d`,
+            write: false,
+            recursive: true,
+          },
         ];
       case 'remove-drop-in-dir-if-empty':
         // removes nothing that was written: a directory with a file in it is not empty

@@ -8,6 +8,7 @@ import { type Command, Option } from 'commander';
 import { stringifyYaml } from '../../api/index.js';
 import { UsageError } from '../../runtime/cli/exit-codes.js';
 import { logLevelOption } from '../../runtime/cli/help.js';
+import { isSystemError } from '../../runtime/cli/system-error.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
 import { CtrImageExtractor } from '../registry/ctr-extractor.js';
@@ -75,6 +76,14 @@ export function imagesFrom(dir: string | undefined, root: string, io: CliIo, log
     : new DirectoryImageExtractor(resolve(dir));
 }
 
+/** Without --images the images come from containerd's ctr: where there is none, say what to pass. */
+function withCtrHint(e: unknown): unknown {
+  if (!isSystemError(e) || e.code !== 'ENOENT' || e.path !== 'ctr') return e;
+  return Object.assign(e, {
+    hint: "without --images the agent pulls the OSC's images with containerd's ctr; on a machine without containerd pass --images DIR (files at DIR/<url-encoded image>/<path>)",
+  });
+}
+
 export function addApplyCommand(program: Command, io: CliIo): void {
   program
     .command('apply')
@@ -101,6 +110,8 @@ export function addApplyCommand(program: Command, io: CliIo): void {
         images: imagesFrom(flags.images, root, io, logger),
         logger,
         onNodeAgentRestart: 'continue',
+      }).catch((e: unknown) => {
+        throw flags.images === undefined ? withCtrHint(e) : e;
       });
       io.stdout.write(
         stringifyYaml({

@@ -31,6 +31,10 @@ export function allCommands(program: Command): Command[] {
  */
 export function addCliHabits(program: Command, examples: Readonly<Record<string, readonly string[]>>): void {
   for (const command of allCommands(program)) {
+    // one prefix for every error, commander's parse errors too (`error: unknown option` otherwise)
+    command.configureOutput({
+      outputError: (text, write) => write(text.replace(/^error: /, `${program.name()}: `)),
+    });
     command.createHelp = () => Object.assign(new MarkedHelp(), command.configureHelp());
     if (command !== program && !command.options.some((o) => o.long === '--log-level'))
       command.addOption(logLevelOption());

@@ -11,6 +11,8 @@ export interface SystemError extends Error {
   readonly dest?: string;
   readonly address?: string;
   readonly port?: number;
+  /** What the user can do about it, added by the command that knows (`pass --images DIR`). */
+  readonly hint?: string;
 }
 
 const VERB: Record<string, string> = {
@@ -56,13 +58,18 @@ function target(e: SystemError): string {
   return '';
 }
 
+/** Node names a failed child process's syscall `spawn ctr` (the program) with `path` ctr. */
+const isSpawn = (e: SystemError) => e.syscall?.startsWith('spawn') ?? false;
+
 /** Why, without what: `permission denied (EACCES)`. */
 export function systemErrorReason(e: SystemError): string {
+  if (isSpawn(e) && e.code === 'ENOENT') return 'no such program on PATH (ENOENT)';
   return `${description(e)} (${e.code})`;
 }
 
 export function systemErrorLine(e: SystemError): string {
-  const verb = VERB[e.syscall ?? ''] ?? e.syscall ?? 'do that';
+  const verb = isSpawn(e) ? 'run' : (VERB[e.syscall ?? ''] ?? e.syscall ?? 'do that');
   const where = target(e);
-  return `cannot ${verb}${where ? ` ${where}` : ''}: ${systemErrorReason(e)}`;
+  const line = `cannot ${verb}${where ? ` ${where}` : ''}: ${systemErrorReason(e)}`;
+  return e.hint ? `${line}; ${e.hint}` : line;
 }

@@ -7,12 +7,13 @@ import * as z from 'zod';
 import {
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   type FieldError,
-  fieldErrorsFromZod,
   formatGoDuration,
   NODE_AGENT_IDENTITY,
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
+import { inputErrorsFromZod } from '../../api/schema/unknown-fields.js';
+import { zodFieldTree } from '../../api/schema/zod-field-tree.js';
 import { RenderValuesSchema } from '../../charts/values/render-values.js';
 
 export const CONTROLLER_MANAGER_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
@@ -204,10 +205,13 @@ export type ConfigResult =
   | { ok: false; errors: FieldError[] };
 
 export function decodeControllerManagerConfiguration(input: unknown): ConfigResult {
-  const parsed = ControllerManagerConfigurationSchema.safeParse(input);
+  const parsed = ControllerManagerConfigurationSchema.safeParse(input, { reportInput: true });
   return parsed.success
     ? { ok: true, value: parsed.data }
-    : { ok: false, errors: fieldErrorsFromZod(parsed.error) };
+    : {
+        ok: false,
+        errors: inputErrorsFromZod(parsed.error, zodFieldTree(ControllerManagerConfigurationSchema)),
+      };
 }
 
 export function parseControllerManagerConfiguration(text: string): ConfigResult {

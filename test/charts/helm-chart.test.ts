@@ -73,7 +73,7 @@ describe('controller-manager Helm chart, rendered by Helm as gardenlet does', fu
     return podConfiguration(parsed.value);
   };
   const otherAuthorizer = parse(
-    'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nnodeAgent:\n  authorizer:\n    port: 9443\n    certFile: /srv/tls/serving.pem\n    keyFile: /srv/tls/serving-key.pem\n',
+    'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nnodeAgent:\n  authorizer:\n    port: 9443\n    certFile: /srv/tls/serving.pem\n    keyFile: /srv/tls/serving-key.pem\n    tokenKeyFile: /srv/tls/caller-token.key\n',
   );
   const minimal = parseControllerManagerConfiguration(
     'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: ControllerManagerConfiguration\nclusterSelector:\n  matchLabels:\n    x: "true"\nnodeAgent:\n  identity: serviceAccount\nserver:\n  metrics:\n    port: 9443\n  healthProbes:\n    port: 9444\nleaderElection:\n  name: "osc-leader"\n',

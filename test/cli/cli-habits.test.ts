@@ -2,10 +2,10 @@
  * What operators expect of both executables (kubectl, helm): `-` for standard input, `-o yaml|json`,
  * `--help` with examples and required options marked, a summary on a terminal, `--output DIR`
  * saying what it wrote, system errors as one line with the documented exit code, each warning once,
- * `--log-level` on every command, bash and zsh completion.
+ * `--log-level` on every command, bash, zsh and fish completion.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +72,9 @@ describe('command-line habits', function () {
       const out = join(dir, 'out');
       const r = await runMain(['render', '--target', 'shoot', '--output', out]);
       expect(r.code).to.equal(0);
-      const files = readdirSync(out).sort();
+      const files = readdirSync(out)
+        .filter((f) => f !== '.gardener-osc-output')
+        .sort();
       expect(files).to.have.length(11);
       expect(r.stderr.split('\n').filter(Boolean)).to.deep.equal([
         ...r.stderr
@@ -91,7 +93,11 @@ describe('command-line habits', function () {
         '-o',
         'json',
       ]);
-      expect(readdirSync(join(dir, 'json')).every((f) => f.endsWith('.json'))).to.equal(true);
+      expect(
+        readdirSync(join(dir, 'json'))
+          .filter((f) => f !== '.gardener-osc-output')
+          .every((f) => f.endsWith('.json')),
+      ).to.equal(true);
       expect(json.code).to.equal(0);
       const meant = await runMain(['render', '--output', 'yaml']);
       expect(meant.code).to.equal(2);
@@ -154,6 +160,23 @@ describe('command-line habits', function () {
       expect(r.code).to.equal(1);
       expect(r.stderr).to.equal(
         `gardener-osc: cannot create the directory ${file}: file already exists (EEXIST)\n`,
+      );
+    });
+
+    it('ENOENT: apply without --images where there is no ctr says what to pass', async () => {
+      const secret = render({ target: 'shoot', now: DEFAULT_NOW }).objects.find(
+        (o) => o.kind === 'Secret' && (o.data as Record<string, string> | undefined)?.['osc.yaml'],
+      ) as { data: Record<string, string> };
+      const osc = join(dir, 'osc.yaml');
+      writeFileSync(osc, Buffer.from(secret.data['osc.yaml']!, 'base64'));
+      mkdirSync(join(dir, 'root'));
+      const r = await runCli(
+        ['apply', '--osc', osc, '--root', join(dir, 'root'), '--systemd', `record:${join(dir, 'calls')}`],
+        { PATH: join(dir, 'no-programs-here') },
+      );
+      expect(r.code).to.equal(1);
+      expect(r.stderr.trim().split('\n').at(-1)).to.equal(
+        "gardener-node-agent: cannot run ctr: no such program on PATH (ENOENT); without --images the agent pulls the OSC's images with containerd's ctr; on a machine without containerd pass --images DIR (files at DIR/<url-encoded image>/<path>)",
       );
     });
 
@@ -322,6 +345,74 @@ describe('command-line habits', function () {
         expect(complete(name, 'plan', '--exit'), name).to.deep.equal(['--exit-code']);
         expect(complete(name, 'plan', '--next', dir.slice(0, -2)), name).to.include(dir);
       }
+    });
+
+    it('bash completion reaches subcommands and their options (rollout status)', () => {
+      const script = join(dir, 'osc.bash');
+      writeFileSync(
+        script,
+        spawnSync(process.execPath, ['--import', 'tsx', CLI, 'completion', 'bash'], { encoding: 'utf8' })
+          .stdout,
+      );
+      const complete = (...words: string[]) =>
+        spawnSync(
+          'bash',
+          [
+            '-c',
+            `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _gardener_osc; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          ],
+          { encoding: 'utf8' },
+        )
+          .stdout.split('\n')
+          .filter(Boolean);
+      expect(complete('gardener-osc', 'rollout', 'st')).to.deep.equal(['status']);
+      expect(complete('gardener-osc', 'rollout', 'status', '--f')).to.deep.equal(['--file', '--format']);
+      expect(complete('gardener-osc', 'rollout', 'status', '-o', '')).to.deep.equal([
+        'table',
+        'yaml',
+        'json',
+      ]);
+    });
+
+    it('print fish completion that fish loads, with subcommands, options and choices', () => {
+      if (spawnSync('fish', ['--version']).error)
+        throw new Error('fish is required to test the fish completion: apt-get install fish');
+      for (const name of Object.keys(programs)) {
+        const main =
+          name === 'gardener-osc' ? CLI : join(import.meta.dirname, '../../node-agent/cli/main.ts');
+        const script = join(dir, `${name}.fish`);
+        writeFileSync(
+          script,
+          spawnSync(process.execPath, ['--import', 'tsx', main, 'completion', 'fish'], { encoding: 'utf8' })
+            .stdout,
+        );
+        const syntax = spawnSync('fish', ['-n', script], { encoding: 'utf8' });
+        expect(syntax.status, syntax.stderr).to.equal(0);
+        const complete = (line: string) =>
+          spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C '${line}'`], {
+            encoding: 'utf8',
+          })
+            .stdout.split('\n')
+            .filter(Boolean)
+            .map((l) => l.split('\t')[0]);
+        expect(complete(`${name} pl`), name).to.deep.equal(['plan']);
+        expect(complete(`${name} plan --exit`), name).to.deep.equal(['--exit-code']);
+        expect(complete(`${name} completion `), name).to.deep.equal(['bash', 'fish', 'zsh']);
+      }
+      const osc = (line: string) =>
+        spawnSync(
+          'fish',
+          ['--no-config', '-c', `source ${join(dir, 'gardener-osc.fish')}; complete -C '${line}'`],
+          {
+            encoding: 'utf8',
+          },
+        )
+          .stdout.split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]);
+      expect(osc('gardener-osc rollout ')).to.deep.equal(['status']);
+      expect(osc('gardener-osc rollout status -o ')).to.deep.equal(['json', 'table', 'yaml']);
+      expect(osc('gardener-osc render --target ')).to.deep.equal(['seed', 'shoot']);
     });
 
     it('print zsh completion that zsh loads and binds to the command', () => {

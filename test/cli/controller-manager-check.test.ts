@@ -36,7 +36,12 @@ const document = (extra: Record<string, unknown>) => ({
   clusterSelector: { matchLabels: { a: 'b' } },
   ...extra,
 });
-const AUTHORIZER = { port: 10443, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' };
+const AUTHORIZER = {
+  port: 10443,
+  certFile: '/tls/tls.crt',
+  keyFile: '/tls/tls.key',
+  tokenKeyFile: '/tls/token.key',
+};
 
 function decode(extra: Record<string, unknown>): ControllerManagerConfiguration {
   const decoded = decodeControllerManagerConfiguration(document(extra));
@@ -149,6 +154,7 @@ describe('controller-manager configuration checks (--check-config, the process, 
           port,
           certFile: fc.constantFrom('/tls/tls.crt', '/other/tls.crt'),
           keyFile: fc.constantFrom('/tls/tls.key'),
+          tokenKeyFile: fc.constantFrom('/tls/token.key', '/other/token.key'),
         }),
         { nil: undefined },
       ),

@@ -122,7 +122,14 @@ describe('gardener-osc controller-manager and manifests', function () {
         // per-node identities need the authorizer (seed/manager/check-config.ts)
         nodeAgent: fc.constantFrom(
           { identity: 'serviceAccount' },
-          { authorizer: { port: 10443, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' } },
+          {
+            authorizer: {
+              port: 10443,
+              certFile: '/tls/tls.crt',
+              keyFile: '/tls/tls.key',
+              tokenKeyFile: '/tls/token.key',
+            },
+          },
         ),
         applyMode: fc.constantFrom('managedResource', 'direct'),
         featureGates: fc.record({ UseGardenerNodeAgent: fc.boolean() }, { requiredKeys: [] }),

@@ -75,6 +75,11 @@ describe('gardener-osc rollout status', () => {
     ),
   };
 
+  it('shows the halt age as kubectl shows ages: 275d, not 6612h', async () => {
+    const out = await rolloutStatus({ file: file(configMap), format: 'table' }, {}, NOW + 6612 * 3_600_000);
+    expect(out).to.contain('2026-03-01T10:01:00Z (275d ago)');
+  });
+
   it('prints one row per pool and the failed nodes', async () => {
     const out = await rolloutStatus({ file: file(configMap), format: 'table' }, {}, NOW);
     expect(out).to.equal(

@@ -209,7 +209,9 @@ describe('node-delay: properties over random join/leave sequences', () => {
     expect(moved / 600).to.be.at.most(3);
   });
 
-  it('evenness: the most overlapping 5 s restarts stay within 1.25× the ideal while 1,000 nodes grow and shrink', () => {
+  it('evenness: the most overlapping 5 s restarts stay within 1.25× the ideal while 1,000 nodes grow and shrink', function () {
+    // about 3 s alone; a machine busy with other test runs has stretched it past mocha's 10 s
+    this.timeout(60_000);
     let seed = 11;
     const random = () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;

@@ -191,7 +191,7 @@ describe('node-agent applier: nothing written before everything knowable is chec
       const before = snapshotTree(root);
       const error = await applyTo(root, next, images).catch((e) => e);
       expect((error as Error).message).to.contain(
-        'spec.units[0].name: Invalid value: /etc/systemd/system/a.service.d would be removed again by this apply (unit a.service goes)',
+        'spec.units[0].name: Invalid value: /etc/systemd/system/a.service.d would be removed again by this apply (the drop-in directory a.service.d goes)',
       );
       expect(snapshotTree(root)).to.deep.equal(before);
     });

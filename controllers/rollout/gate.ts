@@ -27,7 +27,7 @@ function unhealthy(node: NodeView, when: string): { reason: string; message: str
   const renewed = node.leaseRenewed === undefined ? 'never' : new Date(node.leaseRenewed).toISOString();
   return {
     reason: REASON_LEASE_EXPIRED,
-    message: `the agent's Lease is not fresh ${when} (last renewed ${renewed})`,
+    message: `the agent's Lease is not fresh ${when} (last seen renewed ${renewed}, by the seed's clock)`,
   };
 }
 

@@ -11,6 +11,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   type Cluster,
   maxDelayFromShoot,
+  nodeAgentLeaseName,
   PERMITTED_CHECKSUM_ANNOTATION,
   ROLLOUT_CLUSTER_ANNOTATION,
   ROLLOUT_STATUS_CONFIGMAP,
@@ -25,6 +26,7 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../seed/migration-state/state.js';
 import { decidePool, type RolloutEvent } from './decide.js';
+import { type LeaseJudgement, LeaseObserver } from './lease-observer.js';
 import type { RolloutMetrics } from './metrics.js';
 import { type LeaseObject, type NodeObject, observePools, type SecretObject } from './observe.js';
 import { actionRequest, effectiveSettings } from './settings.js';
@@ -66,6 +68,9 @@ const annotationPointer = (key: string) =>
 export class RolloutReconciler {
   private readonly clock: Clock;
   private readonly warned = new Set<string>();
+  private readonly leaseObserver = new LeaseObserver();
+  /** Most Leases were stale together at the last decision (announced once per episode). */
+  private unobservable = false;
   private pools: readonly string[] = [];
   /** The gate is off and the status is gone: nothing to delete on the next reconcile. */
   private statusRemoved = false;
@@ -104,13 +109,17 @@ export class RolloutReconciler {
     const cluster = this.o.cluster();
     const pools = cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name);
     const leases = this.o.shoot.leases();
-    const observations = observePools(
-      pools,
-      this.o.shoot.nodes(),
-      this.o.shoot.oscSecrets(),
-      leases && new Map(leases.map((l) => [l.metadata?.name ?? '', l])),
-      now,
-    );
+    const shootNodes = this.o.shoot.nodes();
+    const judgement =
+      leases &&
+      this.leaseObserver.judge(
+        shootNodes.map((n) => n.metadata?.name ?? ''),
+        leases,
+        nodeAgentLeaseName,
+        now,
+      );
+    if (judgement) await this.announceUnobservable(judgement, ctx);
+    const observations = observePools(pools, shootNodes, this.o.shoot.oscSecrets(), judgement?.nodes);
     const windowMs = maxDelayFromShoot(cluster.shoot.metadata.annotations).seconds * 1000;
     const action = request && !('problem' in request) ? request : undefined;
 
@@ -169,9 +178,28 @@ export class RolloutReconciler {
     return { requeueAfterMs: Math.max(100, Math.min(recheckAt ?? resync, resync) - now) };
   }
 
+  /**
+   * Most of the shoot's Leases went stale together: the seed cannot see the agents (the shoot's API
+   * server, the authorizer or the watch is down), which is no node's failure. Said once when it
+   * starts, logged when it ends.
+   */
+  private async announceUnobservable(j: LeaseJudgement, ctx: ReconcileContext): Promise<void> {
+    if (j.unobservable === this.unobservable) return;
+    this.unobservable = j.unobservable;
+    if (!j.unobservable) {
+      ctx.log.info({ stale: j.stale, total: j.total }, 'The agent Leases are renewed again: judging them');
+      return;
+    }
+    const message = `${j.stale} of ${j.total} agent Leases of the shoot went stale together: the seed cannot see the agents (the shoot's API server, the node agent authorizer or the watch may be down), so no node is judged by its Lease until most renew again; rollouts wait`;
+    ctx.log.warn({ stale: j.stale, total: j.total }, message);
+    await this.o.recorder.event(this.o.eventObject, 'Warning', 'RolloutLeasesUnobservable', message);
+  }
+
   /** The gate is off: every permission goes, and the status; agents apply after their delays. */
   private async gateOff(ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     this.o.shoot.releaseLeases();
+    this.leaseObserver.reset();
+    this.unobservable = false;
     const permitted = this.o.shoot
       .nodes()
       .filter((n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined)

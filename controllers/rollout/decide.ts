@@ -18,6 +18,7 @@ import { healthy, judgeMember, reportedFailure } from './gate.js';
 import type { NodeView, PoolObservation } from './observe.js';
 import type { RolloutAction } from './settings.js';
 import type { NodeFailure, PoolRollout, WaveMember } from './state.js';
+import { type IgnoredClaim, trustClaims } from './trust.js';
 import { nextWave, orderCandidates, staggered } from './waves.js';
 
 export interface RolloutEvent {
@@ -48,6 +49,8 @@ export interface PoolDecision {
   readonly newFailures: readonly NodeFailure[];
   /** The rollout halted in this decision. */
   readonly halted: boolean;
+  /** Claims about the target the decision left out: made without the permission for it (trust.ts). */
+  readonly ignored: readonly IgnoredClaim[];
 }
 
 export const short = (checksum: string): string => checksum.slice(0, 12);
@@ -77,11 +80,14 @@ function describe(target: string, f: NodeFailure): string {
 }
 
 export function decidePool(input: PoolDecisionInput): PoolDecision {
-  const { settings, now, observation: obs } = input;
-  const target = obs.target;
+  const { settings, now } = input;
+  const target = input.observation.target;
   const events: RolloutEvent[] = [];
   const newFailures: NodeFailure[] = [];
-  if (!target) return { state: input.previous, permissions: new Map(), events, newFailures, halted: false };
+  if (!target)
+    return { state: input.previous, permissions: new Map(), events, newFailures, halted: false, ignored: [] };
+  const trusted = trustClaims(input.observation.nodes, target);
+  const obs = { ...input.observation, nodes: trusted.nodes };
   const pool = obs.pool;
   const nodes = new Map(obs.nodes.map((n) => [n.name, n]));
   const prev = input.previous;
@@ -265,14 +271,15 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
   for (const n of obs.nodes) {
     const keepsTarget =
       n.applied === undefined ||
-      n.applied === target ||
+      (n.applied === target && !n.outOfTurn) ||
       n.report?.checksum === target ||
       failedNode(n.name) ||
       (granted.has(n.name) && state.phase !== 'Halted');
-    const desired = keepsTarget ? target : n.applied!;
+    // held at what it runs; a node that claims the target out of turn keeps the permission it has
+    const desired = keepsTarget ? target : n.outOfTurn ? n.permitted! : n.applied!;
     if (n.permitted !== desired) permissions.set(n.name, desired);
   }
 
   Object.assign(state, counts(obs.nodes, state));
-  return { state, permissions, events, recheckAt, newFailures, halted };
+  return { state, permissions, events, recheckAt, newFailures, halted, ignored: trusted.ignored };
 }

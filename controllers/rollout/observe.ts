@@ -42,6 +42,8 @@ export interface NodeView {
   readonly leaseStaleSince?: number;
   /** Tainted to be replaced by machine-controller-manager: never chosen for a wave. */
   readonly leaving?: boolean;
+  /** It claims the target (a report, or running it) without the seed's permission (trust.ts). */
+  readonly outOfTurn?: boolean;
 }
 
 export interface PoolObservation {

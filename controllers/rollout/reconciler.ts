@@ -161,6 +161,11 @@ export class RolloutReconciler {
           reason: f.reason,
         });
       if (decision.halted) this.o.metrics.halts.inc({ namespace: this.o.namespace, pool: observation.pool });
+      for (const c of decision.ignored) {
+        const message = `pool ${observation.pool}: ignored node ${c.node}'s claim (${c.claim}) about ${c.checksum.slice(0, 12)}: it was permitted ${c.permitted.slice(0, 12)}, and a node speaks for a checksum only once it is permitted it`;
+        if (await this.warnOnce('RolloutReportIgnored', message, `${c.time ?? ''}`))
+          ctx.log.warn({ node: c.node, claim: c.claim }, message);
+      }
     }
 
     if (!(await this.writeStatus(current, next))) {
@@ -326,10 +331,12 @@ export class RolloutReconciler {
     this.report(new Map());
   }
 
-  private async warnOnce(reason: string, message: string): Promise<void> {
-    const key = `${reason}\n${message}`;
-    if (this.warned.has(key)) return;
+  /** `instance` tells apart claims that read alike (a report written again later). */
+  private async warnOnce(reason: string, message: string, instance = ''): Promise<boolean> {
+    const key = `${reason}\n${message}\n${instance}`;
+    if (this.warned.has(key)) return false;
     this.warned.add(key);
     await this.o.recorder.event(this.o.eventObject, 'Warning', reason, message);
+    return true;
   }
 }

@@ -14,7 +14,7 @@
  * once); for every other node the checksum it runs, so its agent holds. Pure.
  */
 import type { RolloutSettings } from '../../seed/manager/config.js';
-import { healthy, judgeMember, reportedFailure } from './gate.js';
+import { brokeAfterPassing, healthy, judgeMember, reportedFailure } from './gate.js';
 import type { NodeView, PoolObservation } from './observe.js';
 import type { RolloutAction } from './settings.js';
 import type { NodeFailure, PoolRollout, WaveMember } from './state.js';
@@ -178,6 +178,15 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
     if (t !== undefined && t > now) recheckAt = recheckAt === undefined ? t : Math.min(recheckAt, t);
   };
   const members: WaveMember[] = [];
+  // nodes of passed waves: breakage after their settle time still counts while the rollout runs
+  const passed: string[] = [];
+  for (const name of state.passed ?? []) {
+    const n = nodes.get(name);
+    if (!n || n.applied !== target || n.leaving || failedNode(name)) continue;
+    const broken = state.phase === 'Progressing' ? brokeAfterPassing(n) : undefined;
+    if (broken) fail(name, broken.reason, broken.message);
+    else passed.push(name);
+  }
   for (const member of state.members) {
     if (state.phase === 'Unguarded') {
       // no gate, but the rollout ends only once every node said how its apply went
@@ -188,12 +197,15 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
     }
     const verdict = judgeMember(member, nodes.get(member.node), target, now, settings.settleTime);
     if (verdict.kind === 'fail') fail(member.node, verdict.reason, verdict.message);
+    else if (verdict.kind === 'pass') passed.push(member.node);
     else if (verdict.kind === 'wait') {
       members.push(verdict.member);
       due(verdict.until);
     }
   }
   state.members = members;
+  if (passed.length > 0) state.passed = passed;
+  else delete state.passed;
 
   // failures reported outside the wave: a new machine, a node of an earlier wave applying again
   for (const n of obs.nodes) {
@@ -223,6 +235,7 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
     if (candidates.length === 0 || state.phase === 'Unguarded') {
       state.phase = 'Completed';
       state.completedAt = now;
+      delete state.passed;
       const updated = obs.nodes.filter((n) => n.applied === target && !failedNode(n.name)).length;
       events.push({
         type: 'Normal',

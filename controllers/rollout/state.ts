@@ -48,6 +48,11 @@ export interface PoolRollout {
   readonly failures: readonly NodeFailure[];
   /** Nodes to reach first: the failed nodes of the rollout this one superseded. */
   readonly first: readonly string[];
+  /**
+   * Nodes that passed the gate in this rollout, watched until it ends: one that goes NotReady or
+   * stale later still counts against the configuration (cleared once Completed).
+   */
+  readonly passed?: readonly string[];
   /** The target of the rollout this one superseded. */
   readonly supersedes?: string;
   readonly haltedSince?: number;
@@ -101,6 +106,7 @@ const PoolRolloutSchema = z.object({
     )
     .default([]),
   first: z.array(z.string()).default([]),
+  passed: z.array(z.string()).optional(),
   supersedes: z.string().optional(),
   haltedSince: time.optional(),
   completedAt: time.optional(),
@@ -164,6 +170,7 @@ function plain(pool: PoolRollout): Record<string, unknown> {
     reason: pool.reason,
     supersedes: pool.supersedes,
     first: pool.first.length > 0 ? pool.first : undefined,
+    passed: pool.passed && pool.passed.length > 0 ? pool.passed : undefined,
     members: pool.members.map((m) =>
       drop({
         node: m.node,

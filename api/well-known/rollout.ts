@@ -65,6 +65,8 @@ export const ROLLOUT_CLUSTER_ANNOTATION = {
   maxPerWave: `rollout.${ROLLOUT_DOMAIN}/max-per-wave`,
   settleTime: `rollout.${ROLLOUT_DOMAIN}/settle-time`,
   failuresTolerated: `rollout.${ROLLOUT_DOMAIN}/failures-tolerated`,
+  waveTimeout: `rollout.${ROLLOUT_DOMAIN}/wave-timeout`,
+  stalledNodes: `rollout.${ROLLOUT_DOMAIN}/stalled-nodes`,
   /** `resume` or `unguarded`, optionally `:pool1,pool2`; removed once acted on. */
   action: `rollout.${ROLLOUT_DOMAIN}/action`,
 } as const;

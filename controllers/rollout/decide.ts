@@ -13,10 +13,12 @@
  * permitted in the current wave, or never applied anything (a new machine takes the newest at
  * once); for every other node the checksum it runs, so its agent holds. Pure.
  */
+import { formatGoDuration } from '../../api/index.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
 import { brokeAfterPassing, healthy, judgeMember, reportedFailure } from './gate.js';
 import type { NodeView, PoolObservation } from './observe.js';
 import type { RolloutAction } from './settings.js';
+import { REASON_WAVE_TIMEOUT, type StallAction, type StallKind, stallOf } from './stall.js';
 import type { NodeFailure, PoolRollout, WaveMember } from './state.js';
 import { type IgnoredClaim, trustClaims } from './trust.js';
 import { nextWave, orderCandidates, staggered } from './waves.js';
@@ -35,6 +37,18 @@ export interface PoolDecisionInput {
   readonly observation: PoolObservation;
   readonly previous?: PoolRollout;
   readonly action?: RolloutAction;
+  /**
+   * When this gate started deciding (ms): a wave's timeout counts from here at the earliest, so
+   * the controller-manager's own outage is not a node's delay. Default: the start of time.
+   */
+  readonly gateSince?: number;
+}
+
+/** A node the wave waited for beyond its timeout, first reported in this decision. */
+export interface StalledNode {
+  readonly node: string;
+  readonly kind: StallKind;
+  readonly action: StallAction;
 }
 
 export interface PoolDecision {
@@ -51,6 +65,8 @@ export interface PoolDecision {
   readonly halted: boolean;
   /** Claims about the target the decision left out: made without the permission for it (trust.ts). */
   readonly ignored: readonly IgnoredClaim[];
+  /** Nodes first reported stalled in this decision. */
+  readonly stalls: readonly StalledNode[];
 }
 
 export const short = (checksum: string): string => checksum.slice(0, 12);
@@ -85,7 +101,15 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
   const events: RolloutEvent[] = [];
   const newFailures: NodeFailure[] = [];
   if (!target)
-    return { state: input.previous, permissions: new Map(), events, newFailures, halted: false, ignored: [] };
+    return {
+      state: input.previous,
+      permissions: new Map(),
+      events,
+      newFailures,
+      halted: false,
+      ignored: [],
+      stalls: [],
+    };
   const trusted = trustClaims(input.observation.nodes, target);
   const obs = { ...input.observation, nodes: trusted.nodes };
   const pool = obs.pool;
@@ -178,6 +202,10 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
     if (t !== undefined && t > now) recheckAt = recheckAt === undefined ? t : Math.min(recheckAt, t);
   };
   const members: WaveMember[] = [];
+  const stalls: StalledNode[] = [];
+  const stalledLines: string[] = [];
+  const skipped: string[] = [];
+  const waiting: string[] = [];
   // nodes of passed waves: breakage after their settle time still counts while the rollout runs
   const passed: string[] = [];
   for (const name of state.passed ?? []) {
@@ -195,14 +223,46 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
         members.push(member);
       continue;
     }
-    const verdict = judgeMember(member, nodes.get(member.node), target, now, settings.settleTime);
+    const node = nodes.get(member.node);
+    const verdict = judgeMember(member, node, target, now, settings.settleTime);
     if (verdict.kind === 'fail') fail(member.node, verdict.reason, verdict.message);
     else if (verdict.kind === 'pass') passed.push(member.node);
     else if (verdict.kind === 'wait') {
-      members.push(verdict.member);
-      due(verdict.until);
+      const stall = node && stallOf(verdict.member, node, now, settings, input.gateSince ?? 0);
+      if (!stall) {
+        members.push(verdict.member);
+        due(verdict.until);
+        continue;
+      }
+      const line = `${member.node} (${stall.why})`;
+      if (stall.action !== 'wait' || !member.stalled) {
+        stalls.push({ node: member.node, kind: stall.kind, action: stall.action });
+        stalledLines.push(
+          `${line}: ${stall.action === 'fail' ? 'failed' : stall.action === 'skip' ? 'skipped' : 'waiting'}`,
+        );
+      }
+      if (stall.action === 'fail')
+        fail(
+          member.node,
+          REASON_WAVE_TIMEOUT,
+          `waited ${formatGoDuration(settings.waveTimeout * 1e6)} since its permission for ${short(target)}: ${stall.why}`,
+        );
+      else if (stall.action === 'skip') skipped.push(member.node);
+      else {
+        waiting.push(line);
+        members.push({ ...verdict.member, stalled: true });
+      }
     }
   }
+  if (skipped.length > 0) state.skipped = [...(state.skipped ?? []), ...skipped];
+  if (waiting.length > 0) state.stalled = waiting;
+  else delete state.stalled;
+  if (stalledLines.length > 0)
+    events.push({
+      type: 'Warning',
+      reason: 'RolloutWaveStalled',
+      message: `pool ${pool}: wave ${state.wave} of ${short(target)} waited longer than ${formatGoDuration(settings.waveTimeout * 1e6)} for ${stalledLines.length} node(s) after their permission (stalledNodes: ${settings.stalledNodes}): ${stalledLines.join('; ')}`,
+    });
   state.members = members;
   if (passed.length > 0) state.passed = passed;
   else delete state.passed;
@@ -231,7 +291,10 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
 
   // the next wave, or done
   if ((state.phase === 'Progressing' || state.phase === 'Unguarded') && state.members.length === 0) {
-    const candidates = obs.nodes.filter((n) => needsTarget(n, target) && !failedNode(n.name) && !n.leaving);
+    const left = new Set(state.skipped ?? []);
+    const candidates = obs.nodes.filter(
+      (n) => needsTarget(n, target) && !failedNode(n.name) && !n.leaving && !left.has(n.name),
+    );
     if (candidates.length === 0 || state.phase === 'Unguarded') {
       state.phase = 'Completed';
       state.completedAt = now;
@@ -240,7 +303,7 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
       events.push({
         type: 'Normal',
         reason: 'RolloutCompleted',
-        message: `pool ${pool}: ${short(target)} rolled out to ${updated} node(s) in ${state.wave} wave(s)${state.failures.length > 0 ? `; ${state.failures.length} node(s) failed` : ''}`,
+        message: `pool ${pool}: ${short(target)} rolled out to ${updated} node(s) in ${state.wave} wave(s)${state.failures.length > 0 ? `; ${state.failures.length} node(s) failed` : ''}${state.skipped?.length ? `; ${state.skipped.length} node(s) skipped, they keep what they run: ${state.skipped.join(', ')}` : ''}`,
       });
     } else {
       const first = new Set(state.first);
@@ -294,5 +357,5 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
   }
 
   Object.assign(state, counts(obs.nodes, state));
-  return { state, permissions, events, recheckAt, newFailures, halted, ignored: trusted.ignored };
+  return { state, permissions, events, recheckAt, newFailures, halted, ignored: trusted.ignored, stalls };
 }

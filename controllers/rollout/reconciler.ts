@@ -69,6 +69,8 @@ export class RolloutReconciler {
   private readonly clock: Clock;
   private readonly warned = new Set<string>();
   private readonly leaseObserver = new LeaseObserver();
+  /** When this gate started deciding (since the process started, or the gate was turned on). */
+  private gateSince: number | undefined;
   /** Most Leases were stale together at the last decision (announced once per episode). */
   private unobservable = false;
   private pools: readonly string[] = [];
@@ -89,6 +91,7 @@ export class RolloutReconciler {
     this.statusRemoved = false;
 
     const now = this.clock.now();
+    this.gateSince ??= now;
     const current = await this.o.seed.getIfExists<V1ConfigMap>(RESOURCE.configMap, {
       name: ROLLOUT_STATUS_CONFIGMAP,
       namespace: this.o.namespace,
@@ -136,6 +139,7 @@ export class RolloutReconciler {
         observation,
         previous: status.get(observation.pool),
         action: forPool ? action.action : undefined,
+        gateSince: this.gateSince,
       });
       if (decision.state) next.set(observation.pool, decision.state);
       const d = decision.state;
@@ -161,6 +165,8 @@ export class RolloutReconciler {
           reason: f.reason,
         });
       if (decision.halted) this.o.metrics.halts.inc({ namespace: this.o.namespace, pool: observation.pool });
+      for (const st of decision.stalls)
+        this.o.metrics.stalls.inc({ namespace: this.o.namespace, pool: observation.pool, action: st.action });
       for (const c of decision.ignored) {
         const message = `pool ${observation.pool}: ignored node ${c.node}'s claim (${c.claim}) about ${c.checksum.slice(0, 12)}: it was permitted ${c.permitted.slice(0, 12)}, and a node speaks for a checksum only once it is permitted it`;
         if (await this.warnOnce('RolloutReportIgnored', message, `${c.time ?? ''}`))
@@ -205,6 +211,7 @@ export class RolloutReconciler {
     this.o.shoot.releaseLeases();
     this.leaseObserver.reset();
     this.unobservable = false;
+    this.gateSince = undefined;
     const permitted = this.o.shoot
       .nodes()
       .filter((n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined)
@@ -305,12 +312,14 @@ export class RolloutReconciler {
       if (status.has(pool)) continue;
       this.o.metrics.halted.remove({ namespace, pool });
       this.o.metrics.wave.remove({ namespace, pool });
+      this.o.metrics.stalledNodes.remove({ namespace, pool });
       for (const state of ['updated', 'failed', 'pending'])
         this.o.metrics.nodes.remove({ namespace, pool, state });
     }
     for (const [pool, s] of status) {
       this.o.metrics.halted.set({ namespace, pool }, s.phase === 'Halted' ? 1 : 0);
       this.o.metrics.wave.set({ namespace, pool }, s.wave);
+      this.o.metrics.stalledNodes.set({ namespace, pool }, s.stalled?.length ?? 0);
       this.o.metrics.nodes.set({ namespace, pool, state: 'updated' }, s.updated);
       this.o.metrics.nodes.set({ namespace, pool, state: 'failed' }, s.failed);
       this.o.metrics.nodes.set({ namespace, pool, state: 'pending' }, s.pending);

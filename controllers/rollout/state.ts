@@ -23,6 +23,8 @@ export interface WaveMember {
   readonly succeededAt?: number;
   /** Since when it is Ready with a fresh Lease after its success (continuously, as far as seen). */
   readonly healthySince?: number;
+  /** The wave waits for it beyond `waveTimeout` and that was announced (stall.ts). */
+  readonly stalled?: boolean;
 }
 
 export interface NodeFailure {
@@ -53,6 +55,10 @@ export interface PoolRollout {
    * stale later still counts against the configuration (cleared once Completed).
    */
   readonly passed?: readonly string[];
+  /** Nodes a stalled wave left out of this rollout (stall.ts); they keep what they run. */
+  readonly skipped?: readonly string[];
+  /** The nodes the current wave waits for beyond `waveTimeout`, each `node: why`. */
+  readonly stalled?: readonly string[];
   /** The target of the rollout this one superseded. */
   readonly supersedes?: string;
   readonly haltedSince?: number;
@@ -91,6 +97,7 @@ const PoolRolloutSchema = z.object({
         baseline: z.boolean().optional(),
         succeededAt: time.optional(),
         healthySince: time.optional(),
+        stalled: z.boolean().optional(),
       }),
     )
     .default([]),
@@ -107,6 +114,8 @@ const PoolRolloutSchema = z.object({
     .default([]),
   first: z.array(z.string()).default([]),
   passed: z.array(z.string()).optional(),
+  skipped: z.array(z.string()).optional(),
+  stalled: z.array(z.string()).optional(),
   supersedes: z.string().optional(),
   haltedSince: time.optional(),
   completedAt: time.optional(),
@@ -171,6 +180,8 @@ function plain(pool: PoolRollout): Record<string, unknown> {
     supersedes: pool.supersedes,
     first: pool.first.length > 0 ? pool.first : undefined,
     passed: pool.passed && pool.passed.length > 0 ? pool.passed : undefined,
+    skipped: pool.skipped && pool.skipped.length > 0 ? pool.skipped : undefined,
+    stalled: pool.stalled && pool.stalled.length > 0 ? pool.stalled : undefined,
     members: pool.members.map((m) =>
       drop({
         node: m.node,
@@ -179,6 +190,7 @@ function plain(pool: PoolRollout): Record<string, unknown> {
         baseline: m.baseline,
         succeededAt: iso(m.succeededAt),
         healthySince: iso(m.healthySince),
+        stalled: m.stalled,
       }),
     ),
     failures: pool.failures.map((f) =>

@@ -15,6 +15,7 @@
  */
 import { formatGoDuration } from '../../api/index.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
+import { boundFailure, boundPool, MAX_FAILURES } from './bound.js';
 import { brokeAfterPassing, healthy, judgeMember, reportedFailure } from './gate.js';
 import type { NodeView, PoolObservation } from './observe.js';
 import type { RolloutAction } from './settings.js';
@@ -88,6 +89,9 @@ function counts(nodes: readonly NodeView[], state: PoolRollout) {
     if (failed.has(n.name)) failedCount++;
     else if (n.applied === state.target && !inWave.has(n.name)) updated++;
   }
+  // failures beyond the recorded ones (bound.ts) are nodes not named: they are not pending
+  const omitted = Math.min(state.omittedFailures?.count ?? 0, nodes.length - updated - failedCount);
+  failedCount += omitted;
   return { updated, failed: failedCount, pending: nodes.length - updated - failedCount };
 }
 
@@ -159,8 +163,13 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
 
   // the operator's action
   if (input.action === 'resume' && state.phase === 'Halted') {
-    const accepted = state.failures.filter((f) => !f.accepted).length;
+    const accepted =
+      state.failures.filter((f) => !f.accepted).length +
+      (state.omittedFailures?.count ?? 0) -
+      (state.omittedFailures?.accepted ?? 0);
     state.failures = state.failures.map((f) => ({ ...f, accepted: true }));
+    if (state.omittedFailures)
+      state.omittedFailures = { count: state.omittedFailures.count, accepted: state.omittedFailures.count };
     state.phase = 'Progressing';
     state.haltedSince = undefined;
     state.reason = undefined;
@@ -191,9 +200,13 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
 
   const failedNode = (name: string) => state.failures.some((f) => f.node === name);
   const fail = (node: string, reason: string, message: string) => {
-    const failure: NodeFailure = { node, reason, message, at: now };
-    state.failures = [...state.failures, failure];
+    const failure = boundFailure({ node, reason, message, at: now });
     newFailures.push(failure);
+    // a full list counts the failure without naming it (bound.ts): the status stays writable
+    if (state.failures.length >= MAX_FAILURES) {
+      const o = state.omittedFailures;
+      state.omittedFailures = { count: (o?.count ?? 0) + 1, accepted: o?.accepted ?? 0 };
+    } else state.failures = [...state.failures, failure];
   };
 
   // the gate, for the current wave
@@ -269,15 +282,22 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
 
   // failures reported outside the wave: a new machine, a node of an earlier wave applying again
   for (const n of obs.nodes) {
-    if (reportedFailure(n, target) && !failedNode(n.name) && !members.some((m) => m.node === n.name))
+    if (
+      reportedFailure(n, target) &&
+      !failedNode(n.name) &&
+      !members.some((m) => m.node === n.name) &&
+      // a report stays on its Node: once the list is full it would be counted at every decision
+      state.failures.length < MAX_FAILURES
+    )
       fail(n.name, n.report!.reason, n.report!.message);
   }
 
   // halt
   let halted = false;
   const open = state.failures.filter((f) => !f.accepted);
-  if (state.phase === 'Progressing' && open.length > settings.failuresTolerated) {
-    const first = open[0]!;
+  const openOmitted = (state.omittedFailures?.count ?? 0) - (state.omittedFailures?.accepted ?? 0);
+  if (state.phase === 'Progressing' && open.length + openOmitted > settings.failuresTolerated) {
+    const first = open[0] ?? state.failures[0]!;
     state.phase = 'Halted';
     state.haltedSince = now;
     state.reason = describe(target, first);
@@ -357,5 +377,6 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
   }
 
   Object.assign(state, counts(obs.nodes, state));
+  state = { ...boundPool(state) };
   return { state, permissions, events, recheckAt, newFailures, halted, ignored: trusted.ignored, stalls };
 }

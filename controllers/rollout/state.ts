@@ -48,6 +48,11 @@ export interface PoolRollout {
   readonly lastWaveSize: number;
   readonly members: readonly WaveMember[];
   readonly failures: readonly NodeFailure[];
+  /**
+   * Failures beyond the recorded ones (bound.ts): counted, not named; `accepted` of them by a
+   * resume. They count toward a halt like recorded ones.
+   */
+  readonly omittedFailures?: { readonly count: number; readonly accepted: number };
   /** Nodes to reach first: the failed nodes of the rollout this one superseded. */
   readonly first: readonly string[];
   /**
@@ -112,6 +117,7 @@ const PoolRolloutSchema = z.object({
       }),
     )
     .default([]),
+  omittedFailures: z.object({ count: z.number().int().min(0), accepted: z.number().int().min(0) }).optional(),
   first: z.array(z.string()).default([]),
   passed: z.array(z.string()).optional(),
   skipped: z.array(z.string()).optional(),
@@ -196,6 +202,7 @@ function plain(pool: PoolRollout): Record<string, unknown> {
     failures: pool.failures.map((f) =>
       drop({ node: f.node, reason: f.reason, message: f.message, at: iso(f.at), accepted: f.accepted }),
     ),
+    omittedFailures: pool.omittedFailures,
   });
 }
 

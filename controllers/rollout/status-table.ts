@@ -2,6 +2,7 @@
  * The rollout status of a shoot as a table for people (`gardener-osc rollout status`): one row per
  * worker pool, then the nodes that failed. Pure.
  */
+import { MAX_FAILURES } from './bound.js';
 import type { RolloutStatus } from './state.js';
 
 const when = (ms: number | undefined, now: number): string => {
@@ -51,5 +52,11 @@ export function formatRolloutStatus(status: RolloutStatus, now: number): string 
   );
   if (failures.length > 0)
     out += `\n${table([['POOL', 'NODE', 'REASON', 'FAILURE', 'MESSAGE'], ...failures])}\n`;
+  for (const pool of pools) {
+    const p = status.get(pool)!;
+    const omitted = p.failed - p.failures.length;
+    if (p.failures.length >= MAX_FAILURES && omitted > 0)
+      out += `${pool}: ${omitted} more failed node(s) counted but not named (the status names at most ${MAX_FAILURES} per pool)\n`;
+  }
   return out;
 }

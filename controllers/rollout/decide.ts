@@ -17,6 +17,7 @@ import { formatGoDuration } from '../../api/index.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
 import { boundFailure, boundPool, MAX_FAILURES } from './bound.js';
 import { brokeAfterPassing, healthy, judgeMember, reportedFailure } from './gate.js';
+import { type FailureMark, markChanges, restoreFailures } from './halt-marks.js';
 import type { NodeView, PoolObservation } from './observe.js';
 import type { RolloutAction } from './settings.js';
 import { REASON_WAVE_TIMEOUT, type StallAction, type StallKind, stallOf } from './stall.js';
@@ -68,9 +69,14 @@ export interface PoolDecision {
   readonly ignored: readonly IgnoredClaim[];
   /** Nodes first reported stalled in this decision. */
   readonly stalls: readonly StalledNode[];
+  /** The failure marks to write on Nodes (null: remove), halt-marks.ts. */
+  readonly marks: ReadonlyMap<string, FailureMark | null>;
 }
 
 export const short = (checksum: string): string => checksum.slice(0, 12);
+
+/** Announcements kept pending per pool (the newest): a bound for an event API that stays down. */
+export const MAX_PENDING_ANNOUNCEMENTS = 20;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -113,6 +119,7 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
       halted: false,
       ignored: [],
       stalls: [],
+      marks: new Map(),
     };
   const trusted = trustClaims(input.observation.nodes, target);
   const obs = { ...input.observation, nodes: trusted.nodes };
@@ -145,6 +152,8 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
       failed: 0,
       pending: 0,
     };
+    // no status at all: the failures of this checksum the Nodes carry come back before any canary
+    if (!prev) state.failures = restoreFailures(obs.nodes, target, now);
     if (unfinished)
       events.push({
         type: 'Normal',
@@ -377,6 +386,20 @@ export function decidePool(input: PoolDecisionInput): PoolDecision {
   }
 
   Object.assign(state, counts(obs.nodes, state));
+  // every transition is announced at least once: pending until the reconciler wrote its event
+  const announce = [...(prev?.announce ?? []), ...events].slice(-MAX_PENDING_ANNOUNCEMENTS);
+  if (announce.length > 0) state.announce = announce;
+  else delete state.announce;
   state = { ...boundPool(state) };
-  return { state, permissions, events, recheckAt, newFailures, halted, ignored: trusted.ignored, stalls };
+  return {
+    state,
+    permissions,
+    events,
+    recheckAt,
+    newFailures,
+    halted,
+    ignored: trusted.ignored,
+    stalls,
+    marks: markChanges(obs.nodes, state),
+  };
 }

@@ -11,6 +11,7 @@ import {
   LABEL_VALUE,
   PERMITTED_CHECKSUM_ANNOTATION,
   parseDelayAnnotation,
+  ROLLOUT_FAILURE_ANNOTATION,
   readApplyReport,
   TAINT_PREFER_NO_SCHEDULE,
   tryParseSemVer,
@@ -44,6 +45,8 @@ export interface NodeView {
   readonly leaving?: boolean;
   /** It claims the target (a report, or running it) without the seed's permission (trust.ts). */
   readonly outOfTurn?: boolean;
+  /** The seed's record on the Node that it failed a checksum (halt-marks.ts). */
+  readonly failureMark?: { readonly checksum: string; readonly reason: string };
 }
 
 export interface PoolObservation {
@@ -107,6 +110,14 @@ export function nodeView(node: NodeObject, leases: LeaseStates): NodeView {
     applied: annotations?.[ANNOTATION.checksumCloudConfigData] || undefined,
     permitted: annotations?.[PERMITTED_CHECKSUM_ANNOTATION],
     ...(report ? { report } : {}),
+    ...(annotations?.[ROLLOUT_FAILURE_ANNOTATION.checksum]
+      ? {
+          failureMark: {
+            checksum: annotations[ROLLOUT_FAILURE_ANNOTATION.checksum]!,
+            reason: annotations[ROLLOUT_FAILURE_ANNOTATION.reason] ?? '',
+          },
+        }
+      : {}),
     ready: ready?.status === 'True',
     readySince: ms(ready?.lastTransitionTime),
     leaseFresh: lease?.fresh,

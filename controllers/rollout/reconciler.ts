@@ -14,6 +14,7 @@ import {
   nodeAgentLeaseName,
   PERMITTED_CHECKSUM_ANNOTATION,
   ROLLOUT_CLUSTER_ANNOTATION,
+  ROLLOUT_FAILURE_ANNOTATION,
   ROLLOUT_STATUS_CONFIGMAP,
 } from '../../api/index.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
@@ -127,7 +128,8 @@ export class RolloutReconciler {
     const action = request && !('problem' in request) ? request : undefined;
 
     const next = new Map<string, PoolRollout>();
-    const permissions: { node: string; value: string | null }[] = [];
+    const patches = new Map<string, Record<string, string | null>>();
+    const patch = (node: string) => patches.get(node) ?? patches.set(node, {}).get(node)!;
     const events: RolloutEvent[] = [];
     let recheckAt: number | undefined;
     for (const observation of observations) {
@@ -154,7 +156,11 @@ export class RolloutReconciler {
         },
         'Rollout decided',
       );
-      for (const [node, value] of decision.permissions) permissions.push({ node, value });
+      for (const [node, value] of decision.permissions) patch(node)[PERMITTED_CHECKSUM_ANNOTATION] = value;
+      for (const [node, mark] of decision.marks) {
+        patch(node)[ROLLOUT_FAILURE_ANNOTATION.checksum] = mark?.checksum ?? null;
+        patch(node)[ROLLOUT_FAILURE_ANNOTATION.reason] = mark?.reason ?? null;
+      }
       events.push(...decision.events);
       if (decision.recheckAt !== undefined)
         recheckAt = Math.min(recheckAt ?? decision.recheckAt, decision.recheckAt);
@@ -174,14 +180,21 @@ export class RolloutReconciler {
       }
     }
 
-    if (!(await this.writeStatus(current, next))) {
+    const written = await this.writeStatus(current, next);
+    if (!written) {
       ctx.log.debug('The rollout status changed meanwhile, deciding again');
       return { requeueAfterMs: 100 };
     }
-    await this.writePermissions(permissions, ctx);
-    for (const e of events) {
+    for (const e of events)
       (e.type === 'Warning' ? ctx.log.warn : ctx.log.info).call(ctx.log, { reason: e.reason }, e.message);
-      void this.o.recorder.event(this.o.eventObject, e.type, e.reason, e.message);
+    try {
+      await this.writePermissions(
+        [...patches].map(([node, annotations]) => ({ node, annotations })),
+        ctx,
+      );
+    } finally {
+      // the transitions are in the status: announce them even when a permission patch failed
+      await this.announce(written, next, ctx);
     }
     this.report(next);
     if (action) await this.removeAction(action.text, ctx);
@@ -206,16 +219,27 @@ export class RolloutReconciler {
     await this.o.recorder.event(this.o.eventObject, 'Warning', 'RolloutLeasesUnobservable', message);
   }
 
-  /** The gate is off: every permission goes, and the status; agents apply after their delays. */
-  private async gateOff(ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+  /**
+   * The gate is off: every permission goes, and the status; agents apply after their delays. The
+   * failure marks stay (the agents ignore them), so turning the gate on again finds the halt;
+   * `handOver` (the shoot is no longer ours) removes them too.
+   */
+  private async gateOff(ctx: ReconcileContext, handOver = false): Promise<ReconcileResult | undefined> {
     this.o.shoot.releaseLeases();
     this.leaseObserver.reset();
     this.unobservable = false;
     this.gateSince = undefined;
+    const ours = [
+      PERMITTED_CHECKSUM_ANNOTATION,
+      ...(handOver ? Object.values(ROLLOUT_FAILURE_ANNOTATION) : []),
+    ];
     const permitted = this.o.shoot
       .nodes()
-      .filter((n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined)
-      .map((n) => ({ node: n.metadata?.name ?? '', value: null }));
+      .filter((n) => ours.some((a) => n.metadata?.annotations?.[a] !== undefined))
+      .map((n) => ({
+        node: n.metadata?.name ?? '',
+        annotations: Object.fromEntries(ours.map((a) => [a, null])),
+      }));
     await this.writePermissions(permitted, ctx);
     const deleted =
       !this.statusRemoved &&
@@ -233,16 +257,49 @@ export class RolloutReconciler {
     return undefined;
   }
 
-  /** False when another writer changed it since it was read (409): the decision is void. */
+  /**
+   * Writes every pending announcement of the status as an event; those written leave the status
+   * (a second write, with the resourceVersion of the first). What could not be written, or a
+   * conflict, leaves them pending for the next reconcile: announced at least once.
+   */
+  private async announce(
+    written: V1ConfigMap,
+    status: ReadonlyMap<string, PoolRollout>,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const left = new Map<string, PoolRollout>();
+    let delivered = 0;
+    for (const [pool, s] of status) {
+      const pending = [];
+      for (const a of s.announce ?? []) {
+        if (await this.o.recorder.tryEvent(this.o.eventObject, a.type, a.reason, a.message)) delivered++;
+        else pending.push(a);
+      }
+      const { announce: _announced, ...rest } = s;
+      left.set(pool, pending.length > 0 ? { ...rest, announce: pending } : rest);
+    }
+    if (delivered === 0) return;
+    try {
+      if (!(await this.writeStatus(written, left)))
+        ctx.log.debug('The rollout status changed meanwhile: its announcements are made again');
+    } catch (e) {
+      ctx.log.debug({ err: e }, 'The announced transitions stay pending in the rollout status');
+    }
+  }
+
+  /**
+   * The ConfigMap as written, or undefined when another writer changed it since it was read
+   * (409): the decision is void.
+   */
   private async writeStatus(
     current: V1ConfigMap | undefined,
     next: ReadonlyMap<string, PoolRollout>,
-  ): Promise<boolean> {
+  ): Promise<V1ConfigMap | undefined> {
     const data = encodeRolloutStatus(next);
     const before = Object.fromEntries(
       Object.entries(current?.data ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-    if (current && JSON.stringify(before) === JSON.stringify(data)) return true;
+    if (current && JSON.stringify(before) === JSON.stringify(data)) return current;
     const body: V1ConfigMap = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -256,30 +313,27 @@ export class RolloutReconciler {
     };
     // the resourceVersion read at the start is the lock: a 409 means another writer, decide again
     try {
-      if (current) await this.o.seed.update(RESOURCE.configMap, body);
-      else await this.o.seed.create(RESOURCE.configMap, body);
-      return true;
+      return current
+        ? await this.o.seed.update(RESOURCE.configMap, body)
+        : await this.o.seed.create(RESOURCE.configMap, body);
     } catch (e) {
-      if (isApiStatus(e, 409)) return false;
+      if (isApiStatus(e, 409)) return undefined;
       throw e;
     }
   }
 
+  /** One merge patch per Node: its permission and failure marks (null removes one). */
   private async writePermissions(
-    permissions: readonly { node: string; value: string | null }[],
+    patches: readonly { node: string; annotations: Record<string, string | null> }[],
     ctx: ReconcileContext,
   ): Promise<void> {
     const namespace = this.o.namespace;
-    await forEachLimited(permissions, this.o.patchConcurrency ?? 8, async ({ node, value }) => {
+    await forEachLimited(patches, this.o.patchConcurrency ?? 8, async ({ node, annotations }) => {
       if (ctx.signal.aborted) return;
       try {
-        await this.o.shootClient.mergePatch(
-          RESOURCE.node,
-          { name: node },
-          { metadata: { annotations: { [PERMITTED_CHECKSUM_ANNOTATION]: value } } },
-        );
+        await this.o.shootClient.mergePatch(RESOURCE.node, { name: node }, { metadata: { annotations } });
         this.o.metrics.permissionPatches.inc({ namespace, result: 'patched' });
-        ctx.log.debug({ node, permitted: value }, 'Node permission written');
+        ctx.log.debug({ node, annotations }, 'Node permission written');
       } catch (e) {
         if (isApiStatus(e, 404)) {
           this.o.metrics.permissionPatches.inc({ namespace, result: 'gone' });
@@ -332,7 +386,7 @@ export class RolloutReconciler {
    * apply as upstream's do for whoever owns the shoot now, and so does the status.
    */
   async release(ctx: ReconcileContext): Promise<void> {
-    await this.gateOff(ctx);
+    await this.gateOff(ctx, true);
   }
 
   /** Removes this shoot's metrics (the shoot stops). */

@@ -27,6 +27,12 @@ export interface WaveMember {
   readonly stalled?: boolean;
 }
 
+export interface Announcement {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
 export interface NodeFailure {
   readonly node: string;
   readonly reason: string;
@@ -71,6 +77,11 @@ export interface PoolRollout {
   readonly completedAt?: number;
   /** Why it halted: node, checksum, why. */
   readonly reason?: string;
+  /**
+   * Transitions decided but not announced yet (events not known to be written): announced at the
+   * next reconcile if this one failed after writing the status. Oldest first.
+   */
+  readonly announce?: readonly Announcement[];
   /** Counts at the last decision, for the status. */
   readonly updated: number;
   readonly failed: number;
@@ -126,6 +137,9 @@ const PoolRolloutSchema = z.object({
   haltedSince: time.optional(),
   completedAt: time.optional(),
   reason: z.string().optional(),
+  announce: z
+    .array(z.object({ type: z.enum(['Normal', 'Warning']), reason: z.string(), message: z.string() }))
+    .optional(),
   updated: z.number().int().min(0).default(0),
   failed: z.number().int().min(0).default(0),
   pending: z.number().int().min(0).default(0),
@@ -203,6 +217,7 @@ function plain(pool: PoolRollout): Record<string, unknown> {
       drop({ node: f.node, reason: f.reason, message: f.message, at: iso(f.at), accepted: f.accepted }),
     ),
     omittedFailures: pool.omittedFailures,
+    announce: pool.announce && pool.announce.length > 0 ? pool.announce : undefined,
   });
 }
 

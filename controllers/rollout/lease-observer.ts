@@ -11,7 +11,10 @@
  * Two things are not a node failure but the seed not seeing:
  * - right after the gate started watching (its own start, a restart after an outage during which
  *   agents could not renew through the authorizer this process serves), a Lease first seen counts
- *   as renewed at that moment, so it goes stale only after a full lease duration of watching;
+ *   as renewed at that moment and gets one more lease duration on top: the agents reach an
+ *   authorizer that just came back only once the API server's cache of its denials expired
+ *   (unauthorizedTTL, 30 s, charts/controller-manager/authorization-config.ts) and their next
+ *   renewal is due (10 s), 40 s, one lease duration; then a lease duration as for any Lease;
  * - when most of the shoot's Leases are stale together (the shoot's API server, the authorizer
  *   webhook or the watch is down), no Lease is judged: the stale ones are unknown, and the gate
  *   waits, as it does before the Leases are listed.
@@ -93,12 +96,13 @@ export class LeaseObserver {
       const duration = Math.min(spec ? spec * 1000 : DEFAULT_LEASE_DURATION_MS, MAX_LEASE_DURATION_MS);
       // a node without a Lease counts from when the gate started watching, as one first seen then
       const observedAt = sighting?.observedAt ?? this.watchingSince;
-      const fresh = observedAt + duration >= now;
+      const grace = observedAt === this.watchingSince ? duration : 0;
+      const fresh = observedAt + grace + duration >= now;
       if (!fresh) stale++;
       states.set(node, {
         fresh,
         ...(sighting ? { observedAt: sighting.observedAt, renewTime: sighting.renewTime } : {}),
-        ...(fresh ? {} : { staleSince: observedAt + duration }),
+        ...(fresh ? {} : { staleSince: observedAt + grace + duration }),
       });
     }
     const total = nodes.length;

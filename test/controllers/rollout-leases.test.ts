@@ -37,6 +37,8 @@ describe('rollout: Lease freshness by the seed clock', () => {
 
   it('a dead agent whose clock is an hour ahead goes stale a lease duration after its last renewal was seen', () => {
     const o = new LeaseObserver();
+    // the gate watches since before (the start's grace is over)
+    o.judge(['b'], [lease('b', START - 100_000, 1)], leaseName, START - 100_000);
     const ahead = START + 3600_000;
     const live = (t: number) => [
       lease('fast', ahead, 1),
@@ -52,7 +54,7 @@ describe('rollout: Lease freshness by the seed clock', () => {
     expect(j.unobservable).to.equal(false);
   });
 
-  it('after a (re)start a Lease is not stale before the gate watched it for a full lease duration', () => {
+  it('after a (re)start a Lease is not stale before the gate watched it for two lease durations (the authorizer’s denial cache, then its own)', () => {
     const o = new LeaseObserver();
     // the controller-manager was down for an hour: every renewTime is old when it starts
     const old = START - 3600_000;
@@ -66,8 +68,8 @@ describe('rollout: Lease freshness by the seed clock', () => {
     expect([...first.nodes.values()].map((s) => s.fresh)).to.deep.equal([true, true, true, true]);
     // the agents renew again once the authorizer answers, all but d
     const renewed = nodes.map((n) => (n === 'd' ? lease(n, old, 1) : lease(n, START + 30_000, 2)));
-    expect(o.judge(nodes, renewed, leaseName, START + 40_000).nodes.get('d')!.fresh).to.equal(true);
-    const later = o.judge(nodes, renewed, leaseName, START + 40_001);
+    expect(o.judge(nodes, renewed, leaseName, START + 80_000).nodes.get('d')!.fresh).to.equal(true);
+    const later = o.judge(nodes, renewed, leaseName, START + 80_001);
     expect(later.nodes.get('d')!.fresh, 'd alone stayed silent: its own failure').to.equal(false);
     expect(later.unobservable).to.equal(false);
   });
@@ -76,8 +78,9 @@ describe('rollout: Lease freshness by the seed clock', () => {
     const o = new LeaseObserver();
     const others = [lease('b', START, 1), lease('c', START, 1)];
     expect(o.judge(['a', 'b', 'c'], others, leaseName, START).nodes.get('a')!.fresh).to.equal(true);
-    const renew = [lease('b', START + 41_000, 2), lease('c', START + 41_000, 2)];
-    expect(o.judge(['a', 'b', 'c'], renew, leaseName, START + 41_000).nodes.get('a')!.fresh).to.equal(false);
+    const renew = [lease('b', START + 81_000, 2), lease('c', START + 81_000, 2)];
+    expect(o.judge(['a', 'b', 'c'], renew, leaseName, START + 80_000).nodes.get('a')!.fresh).to.equal(true);
+    expect(o.judge(['a', 'b', 'c'], renew, leaseName, START + 81_000).nodes.get('a')!.fresh).to.equal(false);
   });
 
   it('most Leases stale together: the seed cannot see, no node is judged by its Lease', () => {
@@ -85,7 +88,7 @@ describe('rollout: Lease freshness by the seed clock', () => {
     const nodes = ['a', 'b', 'c', 'd'];
     const frozen = nodes.map((n) => lease(n, START, 1));
     o.judge(nodes, frozen, leaseName, START);
-    const j = o.judge(nodes, frozen, leaseName, START + 60_000);
+    const j = o.judge(nodes, frozen, leaseName, START + 100_000);
     expect(j).to.include({ unobservable: true, stale: 4, total: 4 });
     expect([...j.nodes.values()].map((s) => s.fresh)).to.deep.equal([
       undefined,
@@ -94,8 +97,8 @@ describe('rollout: Lease freshness by the seed clock', () => {
       undefined,
     ]);
     // half of them renewed: the rest are judged again
-    const half = nodes.map((n, i) => (i < 2 ? lease(n, START + 61_000, 2) : lease(n, START, 1)));
-    const back = o.judge(nodes, half, leaseName, START + 61_000);
+    const half = nodes.map((n, i) => (i < 2 ? lease(n, START + 101_000, 2) : lease(n, START, 1)));
+    const back = o.judge(nodes, half, leaseName, START + 101_000);
     expect(back.unobservable).to.equal(false);
     expect(back.nodes.get('c')!.fresh).to.equal(false);
   });

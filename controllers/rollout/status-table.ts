@@ -54,6 +54,9 @@ export function formatRolloutStatus(status: RolloutStatus, now: number): string 
     out += `\n${table([['POOL', 'NODE', 'REASON', 'FAILURE', 'MESSAGE'], ...failures])}\n`;
   for (const pool of pools) {
     const p = status.get(pool)!;
+    if (p.stalled?.length) out += `${pool}: the wave waits beyond its timeout for ${p.stalled.join(', ')}\n`;
+    if (p.skipped?.length)
+      out += `${pool}: skipped by a stalled wave, keep what they run: ${p.skipped.join(', ')}\n`;
     const omitted = p.failed - p.failures.length;
     if (p.failures.length >= MAX_FAILURES && omitted > 0)
       out += `${pool}: ${omitted} more failed node(s) counted but not named (the status names at most ${MAX_FAILURES} per pool)\n`;

@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { decidePool } from '../../controllers/rollout/decide.js';
 import type { NodeView } from '../../controllers/rollout/observe.js';
+import { formatRolloutStatus } from '../../controllers/rollout/status-table.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
 import { decide, pool, reasons, SETTINGS, START, T1, WINDOW } from './support/rollout-pool.js';
 
@@ -107,6 +108,10 @@ describe('rollout: a wave that stalls', () => {
     );
     expect(reasons(again), 'announced once').to.deep.equal([]);
     expect(again.state!.stalled).to.have.length(1);
+    // what `gardener-osc rollout status` prints
+    expect(formatRolloutStatus(new Map([['p', again.state!]]), START)).to.contain(
+      `p: the wave waits beyond its timeout for ${canary} (the seed cannot see the node's Lease)`,
+    );
   });
 
   it("the controller-manager's own outage does not count: the bound starts at the gate's start at the earliest", () => {

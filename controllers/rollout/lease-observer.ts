@@ -42,6 +42,7 @@ export interface LeaseJudgement {
   readonly nodes: ReadonlyMap<string, LeaseState>;
   /** Most of the shoot's Leases are stale together: none was judged. */
   readonly unobservable: boolean;
+  /** Stale Leases, of `total` Nodes that have one. */
   readonly stale: number;
   readonly total: number;
 }
@@ -88,6 +89,7 @@ export class LeaseObserver {
 
     const states = new Map<string, LeaseState>();
     let stale = 0;
+    let total = 0;
     for (const node of nodes) {
       const name = leaseName(node);
       const lease = byName.get(name);
@@ -98,14 +100,18 @@ export class LeaseObserver {
       const observedAt = sighting?.observedAt ?? this.watchingSince;
       const grace = observedAt === this.watchingSince ? duration : 0;
       const fresh = observedAt + grace + duration >= now;
-      if (!fresh) stale++;
+      // the ratio counts Nodes with a Lease: nodes without an agent (a legacy executor during the
+      // migration) would otherwise make the whole shoot look unseen
+      if (lease) {
+        total++;
+        if (!fresh) stale++;
+      }
       states.set(node, {
         fresh,
         ...(sighting ? { observedAt: sighting.observedAt, renewTime: sighting.renewTime } : {}),
         ...(fresh ? {} : { staleSince: observedAt + grace + duration }),
       });
     }
-    const total = nodes.length;
     const unobservable = total > 0 && stale * 2 > total;
     if (unobservable)
       for (const [node, s] of states) if (s.fresh === false) states.set(node, { ...s, fresh: undefined });

@@ -83,6 +83,21 @@ describe('rollout: Lease freshness by the seed clock', () => {
     expect(o.judge(['a', 'b', 'c'], renew, leaseName, START + 81_000).nodes.get('a')!.fresh).to.equal(false);
   });
 
+  it('Nodes without any Lease (no agent yet, a legacy node) do not make the shoot look unseen', () => {
+    // a's agent went silent while b's renews; three legacy nodes have no agent and no Lease
+    const two = ['a', 'b', 'legacy1', 'legacy2', 'legacy3'];
+    const o2 = new LeaseObserver();
+    o2.judge(two, [lease('a', START, 1), lease('b', START, 1)], leaseName, START);
+    const k = o2.judge(
+      two,
+      [lease('a', START, 1), lease('b', START + 90_000, 2)],
+      leaseName,
+      START + 100_000,
+    );
+    expect(k).to.include({ unobservable: false, stale: 1, total: 2 });
+    expect(k.nodes.get('a')!.fresh).to.equal(false);
+  });
+
   it('most Leases stale together: the seed cannot see, no node is judged by its Lease', () => {
     const o = new LeaseObserver();
     const nodes = ['a', 'b', 'c', 'd'];

@@ -63,6 +63,14 @@ export class EventRecorder {
 
   /** Records the event; the returned promise settles when it was written (or failed). */
   async event(object: EventObject, type: EventType, reason: string, message: string): Promise<void> {
+    await this.tryEvent(object, type, reason, message);
+  }
+
+  /**
+   * Records the event: true once written, false when that failed (logged), for a caller that must
+   * announce something at least once and tries again later.
+   */
+  async tryEvent(object: EventObject, type: EventType, reason: string, message: string): Promise<boolean> {
     const namespace = object.namespace || 'default';
     const key = [object.kind, namespace, object.name, object.uid, type, reason, message].join('\u0000');
     const now = this.clock.now();
@@ -82,7 +90,7 @@ export class EventRecorder {
               lastTimestamp: timestamp,
             },
           );
-          return;
+          return true;
         } catch (error) {
           if (!isApiStatus(error, 404)) throw error;
           this.seen.delete(key);
@@ -112,11 +120,13 @@ export class EventRecorder {
       };
       const created = await this.client.create(RESOURCE.event, body);
       this.seen.set(key, { name: created.metadata?.name ?? '', namespace, count: 1, last: now });
+      return true;
     } catch (error) {
       this.log.warn(
         { err: error, reason, object: `${object.kind}/${object.name}` },
         'Recording an event failed',
       );
+      return false;
     }
   }
 

@@ -14,6 +14,17 @@ export const ROLLOUT_DOMAIN = 'node-configuration.gardener.cloud';
 export const PERMITTED_CHECKSUM_ANNOTATION = `${ROLLOUT_DOMAIN}/permitted-checksum`;
 
 /**
+ * Written by the seed on a Node whose node failed the rollout of a checksum (and not accepted by a
+ * resume): the checksum and why. The halt lives on the Nodes as well as in the status, so losing
+ * the status (deleted, or the gate turned off and on) does not give the next canary a
+ * configuration that already failed. Not an agent's to write (NODE_AGENT_OWNED_NODE_METADATA).
+ */
+export const ROLLOUT_FAILURE_ANNOTATION = {
+  checksum: `${ROLLOUT_DOMAIN}/failed-checksum`,
+  reason: `${ROLLOUT_DOMAIN}/failed-reason`,
+} as const;
+
+/**
  * Written by the agent on its own Node after every apply: the checksum it applied, the result,
  * why, a message and the time. Exactly this set: an authorizer that limits an agent to its own
  * Node can allow these and nothing else of ours.
@@ -65,6 +76,8 @@ export const ROLLOUT_CLUSTER_ANNOTATION = {
   maxPerWave: `rollout.${ROLLOUT_DOMAIN}/max-per-wave`,
   settleTime: `rollout.${ROLLOUT_DOMAIN}/settle-time`,
   failuresTolerated: `rollout.${ROLLOUT_DOMAIN}/failures-tolerated`,
+  waveTimeout: `rollout.${ROLLOUT_DOMAIN}/wave-timeout`,
+  stalledNodes: `rollout.${ROLLOUT_DOMAIN}/stalled-nodes`,
   /** `resume` or `unguarded`, optionally `:pool1,pool2`; removed once acted on. */
   action: `rollout.${ROLLOUT_DOMAIN}/action`,
 } as const;

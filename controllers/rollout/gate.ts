@@ -27,7 +27,7 @@ function unhealthy(node: NodeView, when: string): { reason: string; message: str
   const renewed = node.leaseRenewed === undefined ? 'never' : new Date(node.leaseRenewed).toISOString();
   return {
     reason: REASON_LEASE_EXPIRED,
-    message: `the agent's Lease is not fresh ${when} (last renewed ${renewed})`,
+    message: `the agent's Lease is not fresh ${when} (last seen renewed ${renewed}, by the seed's clock)`,
   };
 }
 
@@ -84,4 +84,14 @@ export function judgeMember(
   if (now - succeededAt >= settleMs)
     return { kind: 'fail', member, ...unhealthy(node, 'a settle time after its success') };
   return { kind: 'wait', member: { ...member, succeededAt }, until: succeededAt + settleMs };
+}
+
+/**
+ * A node that passed the gate earlier in this rollout and is not healthy now: it was Ready with a
+ * fresh Lease when it passed, so it broke since, while the rollout still runs. An unknown Lease
+ * (the seed cannot see) is no breakage.
+ */
+export function brokeAfterPassing(node: NodeView): { reason: string; message: string } | undefined {
+  if (node.ready && node.leaseFresh !== false) return undefined;
+  return unhealthy(node, 'after it passed the gate, while the rollout still runs');
 }

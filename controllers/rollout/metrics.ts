@@ -8,6 +8,8 @@ export interface RolloutMetrics {
   readonly halts: Counter<'namespace' | 'pool'>;
   readonly failures: Counter<'namespace' | 'pool' | 'reason'>;
   readonly permissionPatches: Counter<'namespace' | 'result'>;
+  readonly stalledNodes: Gauge<'namespace' | 'pool'>;
+  readonly stalls: Counter<'namespace' | 'pool' | 'action'>;
 }
 
 const byRegistry = new WeakMap<Registry, RolloutMetrics>();
@@ -51,6 +53,18 @@ export function rolloutMetrics(registry: Registry): RolloutMetrics {
       name: 'gardener_osc_rollout_permission_patches_total',
       help: 'Node patches of the rollout permission, by result (patched, gone, error)',
       labelNames: ['namespace', 'result'],
+      registers,
+    }),
+    stalledNodes: new Gauge({
+      name: 'gardener_osc_rollout_stalled_nodes',
+      help: 'Nodes the current wave of a worker pool waits for beyond its waveTimeout (the gate cannot judge them)',
+      labelNames: ['namespace', 'pool'],
+      registers,
+    }),
+    stalls: new Counter({
+      name: 'gardener_osc_rollout_stalled_nodes_total',
+      help: 'Nodes a wave waited for beyond its waveTimeout, by what the wave did (skip, fail, wait)',
+      labelNames: ['namespace', 'pool', 'action'],
       registers,
     }),
   };

@@ -9,13 +9,14 @@ import {
   key,
   LABEL,
   LABEL_VALUE,
-  nodeAgentLeaseName,
   PERMITTED_CHECKSUM_ANNOTATION,
   parseDelayAnnotation,
+  ROLLOUT_FAILURE_ANNOTATION,
   readApplyReport,
   TAINT_PREFER_NO_SCHEDULE,
   tryParseSemVer,
 } from '../../api/index.js';
+import type { LeaseState } from './lease-observer.js';
 
 export interface NodeView {
   readonly name: string;
@@ -31,12 +32,21 @@ export interface NodeView {
   readonly ready: boolean;
   /** lastTransitionTime of the Ready condition (ms). */
   readonly readySince?: number;
-  /** Its agent's Lease is fresh; undefined while the Leases are not known (the gate cannot decide). */
+  /**
+   * Its agent's Lease is fresh by the seed's clock (lease-observer.ts); undefined while the seed
+   * cannot tell: the Leases not listed yet, or most of the shoot's Leases stale together.
+   */
   readonly leaseFresh?: boolean;
-  /** Its agent's Lease renewal (ms), for messages. */
+  /** When the seed last saw its Lease renewed (ms, the seed's clock), for messages. */
   readonly leaseRenewed?: number;
+  /** Since when its Lease is stale (ms, the seed's clock). */
+  readonly leaseStaleSince?: number;
   /** Tainted to be replaced by machine-controller-manager: never chosen for a wave. */
   readonly leaving?: boolean;
+  /** It claims the target (a report, or running it) without the seed's permission (trust.ts). */
+  readonly outOfTurn?: boolean;
+  /** The seed's record on the Node that it failed a checksum (halt-marks.ts). */
+  readonly failureMark?: { readonly checksum: string; readonly reason: string };
 }
 
 export interface PoolObservation {
@@ -63,7 +73,7 @@ export interface NodeObject {
 }
 
 export interface LeaseObject {
-  readonly metadata?: { readonly name?: string };
+  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string };
   readonly spec?: {
     readonly renewTime?: string | Date | null;
     readonly leaseDurationSeconds?: number | null;
@@ -84,17 +94,14 @@ const ms = (t: string | Date | null | undefined): number | undefined => {
   return Number.isNaN(v) ? undefined : v;
 };
 
-export function nodeView(
-  node: NodeObject,
-  leases: ReadonlyMap<string, LeaseObject> | undefined,
-  now: number,
-): NodeView {
+/** Per node name, its Lease as the seed judged it; undefined while the Leases are not listed. */
+export type LeaseStates = ReadonlyMap<string, LeaseState> | undefined;
+
+export function nodeView(node: NodeObject, leases: LeaseStates): NodeView {
   const name = node.metadata?.name ?? '';
   const annotations = node.metadata?.annotations ?? undefined;
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  const lease = leases?.get(nodeAgentLeaseName(name));
-  const renewed = ms(lease?.spec?.renewTime);
-  const duration = (lease?.spec?.leaseDurationSeconds ?? 40) * 1000;
+  const lease = leases?.get(name);
   const report = readApplyReport(annotations);
   return {
     name,
@@ -103,10 +110,19 @@ export function nodeView(
     applied: annotations?.[ANNOTATION.checksumCloudConfigData] || undefined,
     permitted: annotations?.[PERMITTED_CHECKSUM_ANNOTATION],
     ...(report ? { report } : {}),
+    ...(annotations?.[ROLLOUT_FAILURE_ANNOTATION.checksum]
+      ? {
+          failureMark: {
+            checksum: annotations[ROLLOUT_FAILURE_ANNOTATION.checksum]!,
+            reason: annotations[ROLLOUT_FAILURE_ANNOTATION.reason] ?? '',
+          },
+        }
+      : {}),
     ready: ready?.status === 'True',
     readySince: ms(ready?.lastTransitionTime),
-    leaseFresh: leases === undefined ? undefined : renewed !== undefined && renewed + duration >= now,
-    leaseRenewed: renewed,
+    leaseFresh: lease?.fresh,
+    ...(lease?.observedAt === undefined ? {} : { leaseRenewed: lease.observedAt }),
+    ...(lease?.staleSince === undefined ? {} : { leaseStaleSince: lease.staleSince }),
     leaving:
       node.spec?.taints?.some(
         (t) => t.key === TAINT_PREFER_NO_SCHEDULE.key && t.effect === TAINT_PREFER_NO_SCHEDULE.effect,
@@ -123,8 +139,7 @@ export function observePools(
   pools: readonly string[],
   nodes: readonly NodeObject[],
   secrets: readonly SecretObject[],
-  leases: ReadonlyMap<string, LeaseObject> | undefined,
-  now: number,
+  leases: LeaseStates,
 ): PoolObservation[] {
   return pools.map((pool) => {
     const secret = secrets.find(
@@ -144,7 +159,7 @@ export function observePools(
     return {
       pool,
       target: secret?.metadata?.annotations?.[ANNOTATION.checksumDataScript] || undefined,
-      nodes: members.map((n) => nodeView(n, leases, now)),
+      nodes: members.map((n) => nodeView(n, leases)),
     };
   });
 }

@@ -11,8 +11,10 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   type Cluster,
   maxDelayFromShoot,
+  nodeAgentLeaseName,
   PERMITTED_CHECKSUM_ANNOTATION,
   ROLLOUT_CLUSTER_ANNOTATION,
+  ROLLOUT_FAILURE_ANNOTATION,
   ROLLOUT_STATUS_CONFIGMAP,
 } from '../../api/index.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
@@ -25,6 +27,7 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../seed/migration-state/state.js';
 import { decidePool, type RolloutEvent } from './decide.js';
+import { type LeaseJudgement, LeaseObserver } from './lease-observer.js';
 import type { RolloutMetrics } from './metrics.js';
 import { type LeaseObject, type NodeObject, observePools, type SecretObject } from './observe.js';
 import { actionRequest, effectiveSettings } from './settings.js';
@@ -66,6 +69,11 @@ const annotationPointer = (key: string) =>
 export class RolloutReconciler {
   private readonly clock: Clock;
   private readonly warned = new Set<string>();
+  private readonly leaseObserver = new LeaseObserver();
+  /** When this gate started deciding (since the process started, or the gate was turned on). */
+  private gateSince: number | undefined;
+  /** Most Leases were stale together at the last decision (announced once per episode). */
+  private unobservable = false;
   private pools: readonly string[] = [];
   /** The gate is off and the status is gone: nothing to delete on the next reconcile. */
   private statusRemoved = false;
@@ -84,6 +92,7 @@ export class RolloutReconciler {
     this.statusRemoved = false;
 
     const now = this.clock.now();
+    this.gateSince ??= now;
     const current = await this.o.seed.getIfExists<V1ConfigMap>(RESOURCE.configMap, {
       name: ROLLOUT_STATUS_CONFIGMAP,
       namespace: this.o.namespace,
@@ -104,18 +113,23 @@ export class RolloutReconciler {
     const cluster = this.o.cluster();
     const pools = cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name);
     const leases = this.o.shoot.leases();
-    const observations = observePools(
-      pools,
-      this.o.shoot.nodes(),
-      this.o.shoot.oscSecrets(),
-      leases && new Map(leases.map((l) => [l.metadata?.name ?? '', l])),
-      now,
-    );
+    const shootNodes = this.o.shoot.nodes();
+    const judgement =
+      leases &&
+      this.leaseObserver.judge(
+        shootNodes.map((n) => n.metadata?.name ?? ''),
+        leases,
+        nodeAgentLeaseName,
+        now,
+      );
+    if (judgement) await this.announceUnobservable(judgement, ctx);
+    const observations = observePools(pools, shootNodes, this.o.shoot.oscSecrets(), judgement?.nodes);
     const windowMs = maxDelayFromShoot(cluster.shoot.metadata.annotations).seconds * 1000;
     const action = request && !('problem' in request) ? request : undefined;
 
     const next = new Map<string, PoolRollout>();
-    const permissions: { node: string; value: string | null }[] = [];
+    const patches = new Map<string, Record<string, string | null>>();
+    const patch = (node: string) => patches.get(node) ?? patches.set(node, {}).get(node)!;
     const events: RolloutEvent[] = [];
     let recheckAt: number | undefined;
     for (const observation of observations) {
@@ -127,6 +141,7 @@ export class RolloutReconciler {
         observation,
         previous: status.get(observation.pool),
         action: forPool ? action.action : undefined,
+        gateSince: this.gateSince,
       });
       if (decision.state) next.set(observation.pool, decision.state);
       const d = decision.state;
@@ -141,7 +156,11 @@ export class RolloutReconciler {
         },
         'Rollout decided',
       );
-      for (const [node, value] of decision.permissions) permissions.push({ node, value });
+      for (const [node, value] of decision.permissions) patch(node)[PERMITTED_CHECKSUM_ANNOTATION] = value;
+      for (const [node, mark] of decision.marks) {
+        patch(node)[ROLLOUT_FAILURE_ANNOTATION.checksum] = mark?.checksum ?? null;
+        patch(node)[ROLLOUT_FAILURE_ANNOTATION.reason] = mark?.reason ?? null;
+      }
       events.push(...decision.events);
       if (decision.recheckAt !== undefined)
         recheckAt = Math.min(recheckAt ?? decision.recheckAt, decision.recheckAt);
@@ -152,16 +171,30 @@ export class RolloutReconciler {
           reason: f.reason,
         });
       if (decision.halted) this.o.metrics.halts.inc({ namespace: this.o.namespace, pool: observation.pool });
+      for (const st of decision.stalls)
+        this.o.metrics.stalls.inc({ namespace: this.o.namespace, pool: observation.pool, action: st.action });
+      for (const c of decision.ignored) {
+        const message = `pool ${observation.pool}: ignored node ${c.node}'s claim (${c.claim}) about ${c.checksum.slice(0, 12)}: it was permitted ${c.permitted.slice(0, 12)}, and a node speaks for a checksum only once it is permitted it`;
+        if (await this.warnOnce('RolloutReportIgnored', message, `${c.time ?? ''}`))
+          ctx.log.warn({ node: c.node, claim: c.claim }, message);
+      }
     }
 
-    if (!(await this.writeStatus(current, next))) {
+    const written = await this.writeStatus(current, next);
+    if (!written) {
       ctx.log.debug('The rollout status changed meanwhile, deciding again');
       return { requeueAfterMs: 100 };
     }
-    await this.writePermissions(permissions, ctx);
-    for (const e of events) {
+    for (const e of events)
       (e.type === 'Warning' ? ctx.log.warn : ctx.log.info).call(ctx.log, { reason: e.reason }, e.message);
-      void this.o.recorder.event(this.o.eventObject, e.type, e.reason, e.message);
+    try {
+      await this.writePermissions(
+        [...patches].map(([node, annotations]) => ({ node, annotations })),
+        ctx,
+      );
+    } finally {
+      // the transitions are in the status: announce them even when a permission patch failed
+      await this.announce(written, next, ctx);
     }
     this.report(next);
     if (action) await this.removeAction(action.text, ctx);
@@ -169,13 +202,44 @@ export class RolloutReconciler {
     return { requeueAfterMs: Math.max(100, Math.min(recheckAt ?? resync, resync) - now) };
   }
 
-  /** The gate is off: every permission goes, and the status; agents apply after their delays. */
-  private async gateOff(ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+  /**
+   * Most of the shoot's Leases went stale together: the seed cannot see the agents (the shoot's API
+   * server, the authorizer or the watch is down), which is no node's failure. Said once when it
+   * starts, logged when it ends.
+   */
+  private async announceUnobservable(j: LeaseJudgement, ctx: ReconcileContext): Promise<void> {
+    if (j.unobservable === this.unobservable) return;
+    this.unobservable = j.unobservable;
+    if (!j.unobservable) {
+      ctx.log.info({ stale: j.stale, total: j.total }, 'The agent Leases are renewed again: judging them');
+      return;
+    }
+    const message = `${j.stale} of ${j.total} agent Leases of the shoot went stale together: the seed cannot see the agents (the shoot's API server, the node agent authorizer or the watch may be down), so no node is judged by its Lease until most renew again; rollouts wait`;
+    ctx.log.warn({ stale: j.stale, total: j.total }, message);
+    await this.o.recorder.event(this.o.eventObject, 'Warning', 'RolloutLeasesUnobservable', message);
+  }
+
+  /**
+   * The gate is off: every permission goes, and the status; agents apply after their delays. The
+   * failure marks stay (the agents ignore them), so turning the gate on again finds the halt;
+   * `handOver` (the shoot is no longer ours) removes them too.
+   */
+  private async gateOff(ctx: ReconcileContext, handOver = false): Promise<ReconcileResult | undefined> {
     this.o.shoot.releaseLeases();
+    this.leaseObserver.reset();
+    this.unobservable = false;
+    this.gateSince = undefined;
+    const ours = [
+      PERMITTED_CHECKSUM_ANNOTATION,
+      ...(handOver ? Object.values(ROLLOUT_FAILURE_ANNOTATION) : []),
+    ];
     const permitted = this.o.shoot
       .nodes()
-      .filter((n) => n.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION] !== undefined)
-      .map((n) => ({ node: n.metadata?.name ?? '', value: null }));
+      .filter((n) => ours.some((a) => n.metadata?.annotations?.[a] !== undefined))
+      .map((n) => ({
+        node: n.metadata?.name ?? '',
+        annotations: Object.fromEntries(ours.map((a) => [a, null])),
+      }));
     await this.writePermissions(permitted, ctx);
     const deleted =
       !this.statusRemoved &&
@@ -193,16 +257,49 @@ export class RolloutReconciler {
     return undefined;
   }
 
-  /** False when another writer changed it since it was read (409): the decision is void. */
+  /**
+   * Writes every pending announcement of the status as an event; those written leave the status
+   * (a second write, with the resourceVersion of the first). What could not be written, or a
+   * conflict, leaves them pending for the next reconcile: announced at least once.
+   */
+  private async announce(
+    written: V1ConfigMap,
+    status: ReadonlyMap<string, PoolRollout>,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const left = new Map<string, PoolRollout>();
+    let delivered = 0;
+    for (const [pool, s] of status) {
+      const pending = [];
+      for (const a of s.announce ?? []) {
+        if (await this.o.recorder.tryEvent(this.o.eventObject, a.type, a.reason, a.message)) delivered++;
+        else pending.push(a);
+      }
+      const { announce: _announced, ...rest } = s;
+      left.set(pool, pending.length > 0 ? { ...rest, announce: pending } : rest);
+    }
+    if (delivered === 0) return;
+    try {
+      if (!(await this.writeStatus(written, left)))
+        ctx.log.debug('The rollout status changed meanwhile: its announcements are made again');
+    } catch (e) {
+      ctx.log.debug({ err: e }, 'The announced transitions stay pending in the rollout status');
+    }
+  }
+
+  /**
+   * The ConfigMap as written, or undefined when another writer changed it since it was read
+   * (409): the decision is void.
+   */
   private async writeStatus(
     current: V1ConfigMap | undefined,
     next: ReadonlyMap<string, PoolRollout>,
-  ): Promise<boolean> {
+  ): Promise<V1ConfigMap | undefined> {
     const data = encodeRolloutStatus(next);
     const before = Object.fromEntries(
       Object.entries(current?.data ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-    if (current && JSON.stringify(before) === JSON.stringify(data)) return true;
+    if (current && JSON.stringify(before) === JSON.stringify(data)) return current;
     const body: V1ConfigMap = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -216,30 +313,27 @@ export class RolloutReconciler {
     };
     // the resourceVersion read at the start is the lock: a 409 means another writer, decide again
     try {
-      if (current) await this.o.seed.update(RESOURCE.configMap, body);
-      else await this.o.seed.create(RESOURCE.configMap, body);
-      return true;
+      return current
+        ? await this.o.seed.update(RESOURCE.configMap, body)
+        : await this.o.seed.create(RESOURCE.configMap, body);
     } catch (e) {
-      if (isApiStatus(e, 409)) return false;
+      if (isApiStatus(e, 409)) return undefined;
       throw e;
     }
   }
 
+  /** One merge patch per Node: its permission and failure marks (null removes one). */
   private async writePermissions(
-    permissions: readonly { node: string; value: string | null }[],
+    patches: readonly { node: string; annotations: Record<string, string | null> }[],
     ctx: ReconcileContext,
   ): Promise<void> {
     const namespace = this.o.namespace;
-    await forEachLimited(permissions, this.o.patchConcurrency ?? 8, async ({ node, value }) => {
+    await forEachLimited(patches, this.o.patchConcurrency ?? 8, async ({ node, annotations }) => {
       if (ctx.signal.aborted) return;
       try {
-        await this.o.shootClient.mergePatch(
-          RESOURCE.node,
-          { name: node },
-          { metadata: { annotations: { [PERMITTED_CHECKSUM_ANNOTATION]: value } } },
-        );
+        await this.o.shootClient.mergePatch(RESOURCE.node, { name: node }, { metadata: { annotations } });
         this.o.metrics.permissionPatches.inc({ namespace, result: 'patched' });
-        ctx.log.debug({ node, permitted: value }, 'Node permission written');
+        ctx.log.debug({ node, annotations }, 'Node permission written');
       } catch (e) {
         if (isApiStatus(e, 404)) {
           this.o.metrics.permissionPatches.inc({ namespace, result: 'gone' });
@@ -272,12 +366,14 @@ export class RolloutReconciler {
       if (status.has(pool)) continue;
       this.o.metrics.halted.remove({ namespace, pool });
       this.o.metrics.wave.remove({ namespace, pool });
+      this.o.metrics.stalledNodes.remove({ namespace, pool });
       for (const state of ['updated', 'failed', 'pending'])
         this.o.metrics.nodes.remove({ namespace, pool, state });
     }
     for (const [pool, s] of status) {
       this.o.metrics.halted.set({ namespace, pool }, s.phase === 'Halted' ? 1 : 0);
       this.o.metrics.wave.set({ namespace, pool }, s.wave);
+      this.o.metrics.stalledNodes.set({ namespace, pool }, s.stalled?.length ?? 0);
       this.o.metrics.nodes.set({ namespace, pool, state: 'updated' }, s.updated);
       this.o.metrics.nodes.set({ namespace, pool, state: 'failed' }, s.failed);
       this.o.metrics.nodes.set({ namespace, pool, state: 'pending' }, s.pending);
@@ -290,7 +386,7 @@ export class RolloutReconciler {
    * apply as upstream's do for whoever owns the shoot now, and so does the status.
    */
   async release(ctx: ReconcileContext): Promise<void> {
-    await this.gateOff(ctx);
+    await this.gateOff(ctx, true);
   }
 
   /** Removes this shoot's metrics (the shoot stops). */
@@ -298,10 +394,12 @@ export class RolloutReconciler {
     this.report(new Map());
   }
 
-  private async warnOnce(reason: string, message: string): Promise<void> {
-    const key = `${reason}\n${message}`;
-    if (this.warned.has(key)) return;
+  /** `instance` tells apart claims that read alike (a report written again later). */
+  private async warnOnce(reason: string, message: string, instance = ''): Promise<boolean> {
+    const key = `${reason}\n${message}\n${instance}`;
+    if (this.warned.has(key)) return false;
     this.warned.add(key);
     await this.o.recorder.event(this.o.eventObject, 'Warning', reason, message);
+    return true;
   }
 }

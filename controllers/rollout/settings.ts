@@ -55,6 +55,8 @@ const OVERRIDES: {
   ],
   settleTime: ['settleTime', goDuration],
   failuresTolerated: ['failuresTolerated', wholeNumber(0)],
+  waveTimeout: ['waveTimeout', goDuration],
+  stalledNodes: ['stalledNodes', RolloutSettingsSchema.shape.stalledNodes.unwrap()],
 };
 
 export function effectiveSettings(

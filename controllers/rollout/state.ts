@@ -23,6 +23,14 @@ export interface WaveMember {
   readonly succeededAt?: number;
   /** Since when it is Ready with a fresh Lease after its success (continuously, as far as seen). */
   readonly healthySince?: number;
+  /** The wave waits for it beyond `waveTimeout` and that was announced (stall.ts). */
+  readonly stalled?: boolean;
+}
+
+export interface Announcement {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
 }
 
 export interface NodeFailure {
@@ -46,8 +54,22 @@ export interface PoolRollout {
   readonly lastWaveSize: number;
   readonly members: readonly WaveMember[];
   readonly failures: readonly NodeFailure[];
+  /**
+   * Failures beyond the recorded ones (bound.ts): counted, not named; `accepted` of them by a
+   * resume. They count toward a halt like recorded ones.
+   */
+  readonly omittedFailures?: { readonly count: number; readonly accepted: number };
   /** Nodes to reach first: the failed nodes of the rollout this one superseded. */
   readonly first: readonly string[];
+  /**
+   * Nodes that passed the gate in this rollout, watched until it ends: one that goes NotReady or
+   * stale later still counts against the configuration (cleared once Completed).
+   */
+  readonly passed?: readonly string[];
+  /** Nodes a stalled wave left out of this rollout (stall.ts); they keep what they run. */
+  readonly skipped?: readonly string[];
+  /** The nodes the current wave waits for beyond `waveTimeout`, each `node: why`. */
+  readonly stalled?: readonly string[];
   /** The target of the rollout this one superseded. */
   readonly supersedes?: string;
   readonly haltedSince?: number;
@@ -55,6 +77,11 @@ export interface PoolRollout {
   readonly completedAt?: number;
   /** Why it halted: node, checksum, why. */
   readonly reason?: string;
+  /**
+   * Transitions decided but not announced yet (events not known to be written): announced at the
+   * next reconcile if this one failed after writing the status. Oldest first.
+   */
+  readonly announce?: readonly Announcement[];
   /** Counts at the last decision, for the status. */
   readonly updated: number;
   readonly failed: number;
@@ -86,6 +113,7 @@ const PoolRolloutSchema = z.object({
         baseline: z.boolean().optional(),
         succeededAt: time.optional(),
         healthySince: time.optional(),
+        stalled: z.boolean().optional(),
       }),
     )
     .default([]),
@@ -100,11 +128,18 @@ const PoolRolloutSchema = z.object({
       }),
     )
     .default([]),
+  omittedFailures: z.object({ count: z.number().int().min(0), accepted: z.number().int().min(0) }).optional(),
   first: z.array(z.string()).default([]),
+  passed: z.array(z.string()).optional(),
+  skipped: z.array(z.string()).optional(),
+  stalled: z.array(z.string()).optional(),
   supersedes: z.string().optional(),
   haltedSince: time.optional(),
   completedAt: time.optional(),
   reason: z.string().optional(),
+  announce: z
+    .array(z.object({ type: z.enum(['Normal', 'Warning']), reason: z.string(), message: z.string() }))
+    .optional(),
   updated: z.number().int().min(0).default(0),
   failed: z.number().int().min(0).default(0),
   pending: z.number().int().min(0).default(0),
@@ -164,6 +199,9 @@ function plain(pool: PoolRollout): Record<string, unknown> {
     reason: pool.reason,
     supersedes: pool.supersedes,
     first: pool.first.length > 0 ? pool.first : undefined,
+    passed: pool.passed && pool.passed.length > 0 ? pool.passed : undefined,
+    skipped: pool.skipped && pool.skipped.length > 0 ? pool.skipped : undefined,
+    stalled: pool.stalled && pool.stalled.length > 0 ? pool.stalled : undefined,
     members: pool.members.map((m) =>
       drop({
         node: m.node,
@@ -172,11 +210,14 @@ function plain(pool: PoolRollout): Record<string, unknown> {
         baseline: m.baseline,
         succeededAt: iso(m.succeededAt),
         healthySince: iso(m.healthySince),
+        stalled: m.stalled,
       }),
     ),
     failures: pool.failures.map((f) =>
       drop({ node: f.node, reason: f.reason, message: f.message, at: iso(f.at), accepted: f.accepted }),
     ),
+    omittedFailures: pool.omittedFailures,
+    announce: pool.announce && pool.announce.length > 0 ? pool.announce : undefined,
   });
 }
 

@@ -3,6 +3,7 @@
  * worker pool, then the nodes that failed. Pure.
  */
 import { humanDuration } from '../../api/human-duration.js';
+import { MAX_FAILURES } from './bound.js';
 import type { RolloutStatus } from './state.js';
 
 const when = (ms: number | undefined, now: number): string => {
@@ -51,5 +52,14 @@ export function formatRolloutStatus(status: RolloutStatus, now: number): string 
   );
   if (failures.length > 0)
     out += `\n${table([['POOL', 'NODE', 'REASON', 'FAILURE', 'MESSAGE'], ...failures])}\n`;
+  for (const pool of pools) {
+    const p = status.get(pool)!;
+    if (p.stalled?.length) out += `${pool}: the wave waits beyond its timeout for ${p.stalled.join(', ')}\n`;
+    if (p.skipped?.length)
+      out += `${pool}: skipped by a stalled wave, keep what they run: ${p.skipped.join(', ')}\n`;
+    const omitted = p.failed - p.failures.length;
+    if (p.failures.length >= MAX_FAILURES && omitted > 0)
+      out += `${pool}: ${omitted} more failed node(s) counted but not named (the status names at most ${MAX_FAILURES} per pool)\n`;
+  }
   return out;
 }

@@ -59,6 +59,14 @@ export const RolloutSettingsSchema = z.strictObject({
   failuresTolerated: z.number().int().min(0).default(0),
   /** How often a rollout in progress is looked at without an event (Lease freshness, due grants). */
   checkInterval: goDuration.default(5_000),
+  /** How long a wave may wait for a node after its permission before the wave is reported stalled. */
+  waveTimeout: goDuration.default(15 * 60_000),
+  /**
+   * What a stalled wave does with the nodes it waits for (docs/rollout.md): `skipUnhealthy` skips
+   * nodes that are down and halts on healthy nodes whose agent did not finish; `skip` skips all;
+   * `halt` halts on all.
+   */
+  stalledNodes: z.enum(['skipUnhealthy', 'skip', 'halt']).default('skipUnhealthy'),
 });
 
 export type RolloutSettings = z.output<typeof RolloutSettingsSchema>;
@@ -232,6 +240,7 @@ export const DURATION_FIELDS = [
   ['controllers', 'migration', 'checkInterval'],
   ['controllers', 'rollout', 'settleTime'],
   ['controllers', 'rollout', 'checkInterval'],
+  ['controllers', 'rollout', 'waveTimeout'],
   ['nodeAgent', 'bootstrapWindow'],
   ['nodeAgent', 'maxCertificateLifetime'],
   ['leaderElection', 'leaseDuration'],

@@ -80,11 +80,13 @@ describe('rollout: operator actions and new configurations', () => {
   it('unguarded ends only once every node said how its apply went', () => {
     const { nodes, state } = halted();
     const d = decide(nodes, state, START + 10_000, { action: 'unguarded' });
+    // by then every node was permitted the target (staggered over the window) and applied it
     const verifying = nodes.map((n) =>
       n.name === 'n01'
         ? n
         : {
             ...n,
+            permitted: T1,
             applied: T1,
             report: { checksum: T1, result: 'Verifying' as const, reason: 'Applied', message: '' },
           },

@@ -7,7 +7,7 @@ const BASE = RolloutSettingsSchema.parse({});
 const A = (name: string) => `rollout.node-configuration.gardener.cloud/${name}`;
 
 describe('rollout settings', () => {
-  it('defaults: gate on, canary 1, growth 2, 25 % per wave, settle 60 s, no failure tolerated', () => {
+  it('defaults: gate on, canary 1, growth 2, 25 % per wave, settle 60 s, no failure tolerated, stall after 15 min', () => {
     expect(BASE).to.deep.equal({
       gate: true,
       canary: 1,
@@ -16,6 +16,8 @@ describe('rollout settings', () => {
       settleTime: 60_000,
       failuresTolerated: 0,
       checkInterval: 5_000,
+      waveTimeout: 900_000,
+      stalledNodes: 'skipUnhealthy',
     });
   });
 

@@ -224,6 +224,36 @@ describe('rollout gate against real API servers and agents', function () {
     expect(done).to.include({ updated: 4, failed: 0 });
   });
 
+  it('an outage longer than the lease duration, with every Lease stale, does not halt the rollout after the restart', async () => {
+    await l.stopManager();
+    await l.startManager({ ...ROLLOUT, settleTime: '6s' });
+    await l.poolWhen(cpu, 'the pool settled', (p) => p.phase === 'Completed' && p.pending === 0);
+    const v152 = await l.setOsc(cpu, kubeletOsc(152));
+    const wave = await l.poolWhen(
+      cpu,
+      'a wave whose nodes succeeded and are healthy',
+      (p) =>
+        p.target === v152 && p.members.length > 0 && p.members.every((m) => m.healthySince !== undefined),
+    );
+    // the controller-manager goes away, and with it the authorizer the agents renew their Leases
+    // through: no agent renews (stopped) for longer than the lease duration (40 s)
+    await l.stopManager();
+    const agents = [...l.nodes.values()].map((n) => n.process!);
+    for (const a of agents) a.kill('SIGSTOP');
+    try {
+      await sleep(45_000);
+      await l.startManager({ ...ROLLOUT, settleTime: '6s' });
+      // the restarted gate looks at the stale Leases before the agents renew again
+      await sleep(5000);
+    } finally {
+      for (const a of agents) a.kill('SIGCONT');
+    }
+    const done = await l.poolWhen(cpu, 'done', (p) => p.target === v152 && p.phase !== 'Progressing', 90_000);
+    expect(done).to.include({ phase: 'Completed', startedAt: wave.startedAt, failed: 0 });
+    await l.stopManager();
+    await l.startManager(ROLLOUT);
+  });
+
   it('a controller-manager started while a wave settles judges it once the Leases are cached, not a check later', async () => {
     // no look without an event for 10 min: only the Leases filling its cache can wake the gate
     const quiet = { ...ROLLOUT, checkInterval: '10m' };

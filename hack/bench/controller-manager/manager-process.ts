@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringifyYaml } from '../../../api/index.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { servingCertificate } from '../../../test/integration/csr-signer.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
 import { terminate } from '../support/process.js';
 import { type Program, ROOT } from '../support/revision.js';
@@ -90,8 +91,15 @@ export class ManagerProcess {
   }
 }
 
+/**
+ * The process's configuration: the default per-node identities, so with the node agent authorizer
+ * (on any free port, its serving certificate and token key in the run's directory; no API server
+ * asks it here, but its caches run for every shoot as on a landscape). A `--baseline` revision
+ * reads the same file, so it must know these settings.
+ */
 export function managerConfig(dir: string, run: string, landscape: Landscape): string {
   const file = join(dir, `${run}-config.yaml`);
+  const tls = servingCertificate(dir);
   writeFileSync(
     file,
     stringifyYaml({
@@ -101,6 +109,15 @@ export function managerConfig(dir: string, run: string, landscape: Landscape): s
       clusterSelector: { matchLabels: SELECTOR },
       leaderElection: { namespace: MANAGER_NAMESPACE },
       controllers: { osLocal: { enabled: true, types: ['gardenlinux', 'ubuntu'] } },
+      nodeAgent: {
+        authorizer: {
+          bindAddress: '127.0.0.1',
+          port: 0,
+          certFile: tls.certFile,
+          keyFile: tls.keyFile,
+          tokenKeyFile: tls.tokenKeyFile,
+        },
+      },
       logFormat: 'json',
     }),
   );

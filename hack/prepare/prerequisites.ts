@@ -24,6 +24,7 @@ export const PACKAGES: readonly Package[] = [
     command: 'qemu-aarch64-static',
     why: 'runs the arm64 controller-manager image (inside its own root filesystem) on an amd64 machine',
   }),
+  debian('skopeo', { why: "copies the multi-arch images' archives whole, as a push to a registry does" }),
   debian('util-linux', { command: 'flock', why: 'serialises concurrent cold builds' }),
   debian('zsh', { why: 'loads the zsh completion script of gardener-osc' }),
 ];

@@ -8,6 +8,7 @@
  * image's non-root user, with an empty environment), the amd64 image prints its version, validates
  * a configuration with the controller-manager's code and renders the same bytes as the package; the
  * arm64 image prints its version under qemu-aarch64-static inside its own root filesystem.
+ * skopeo copies the archive whole (`--all`), as it pushes it to a registry.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -258,6 +259,38 @@ describe('controller-manager image: amd64 and arm64, Debian runtime, self-contai
     expect(version.status, version.stderr).to.equal(0);
     expect(version.stdout).to.equal(`${VERSION}\n`);
     expect(version.stderr).to.equal('');
+  });
+
+  it('pushes whole with skopeo copy --all: both images, the same index digest', () => {
+    // What `skopeo copy --all oci-archive:… docker://REGISTRY/…` sends, into a local layout (no
+    // registry is reachable here): skopeo reads the archive's one entry as the index and copies it
+    // and every image unchanged.
+    const target = join(dir, 'copied');
+    const copied = spawnSync(
+      'skopeo',
+      ['copy', '--all', `oci-archive:${image.archive}`, `oci:${target}:pushed`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(copied.status, `${copied.stderr} (apt-get install skopeo)`).to.equal(0);
+    const index = JSON.parse(readFileSync(join(target, 'index.json'), 'utf8'));
+    expect(index.manifests.map((m: { digest: string }) => m.digest)).to.deep.equal([image.indexDigest]);
+    for (const arch of ARCHS) {
+      expect(
+        existsSync(join(target, 'blobs/sha256', image.manifests.get(arch)!.slice('sha256:'.length))),
+        arch,
+      ).to.be.true;
+      const inspected = spawnSync(
+        'skopeo',
+        ['inspect', '--override-os', 'linux', '--override-arch', arch, `oci-archive:${image.archive}`],
+        { encoding: 'utf8' },
+      );
+      expect(inspected.status, inspected.stderr).to.equal(0);
+      const info = JSON.parse(inspected.stdout);
+      expect(info.Architecture).to.equal(arch);
+      expect(info.Labels['io.gardener.osc.debs']).to.contain(`libc6:${arch}=`);
+    }
   });
 
   it('is reproducible: builds without the cache give the same executables, so the same index', async () => {

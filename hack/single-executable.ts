@@ -5,11 +5,13 @@
  * it into a preparation blob (`--experimental-sea-config`), and postject injects the blob into a
  * copy of the official Node.js binary for the target architecture (`--arch`: amd64 or arm64, the
  * pinned npm package `node-linux-<arch>`, hack/image-runtime.ts). The result runs without Node or
- * node_modules on the machine. The blob holds the bundle's JavaScript only (no code cache, no
- * startup snapshot: `useCodeCache` and `useSnapshot` stay false), which does not depend on the
- * architecture, so the build machine's pinned Node makes it for both; Node's SEA documentation
- * (https://nodejs.org/docs/latest-v20.x/api/single-executable-applications.html) says a code cache
- * or snapshot must be made on the platform that runs it.
+ * node_modules on the machine. The blob holds the bundle's JavaScript only (`useCodeCache` and
+ * `useSnapshot` false), which does not depend on the architecture, so the build machine's pinned
+ * Node makes it for both. Node's SEA documentation
+ * (https://nodejs.org/docs/latest-v20.x/api/single-executable-applications.html, "Generating
+ * single executable preparation blobs") says the Node that makes the blob must be the version it
+ * is injected into (both are NODE_DIST_VERSION), and that a cross-platform SEA must leave code
+ * cache and snapshot off: they load only on the platform that compiled them (nodejs/node#53994).
  *
  * Builds are cached by a hash of every input (the sources, the lockfile, this script, the Node,
  * esbuild and postject versions) under `$XDG_CACHE_HOME/gardener-osc/<cacheName>/`, so a second
@@ -221,7 +223,14 @@ async function buildInto(
   writeFileSync(
     seaConfig,
     JSON.stringify(
-      { main: basename(bundle), output: basename(blob), disableExperimentalSEAWarning: true },
+      {
+        main: basename(bundle),
+        output: basename(blob),
+        disableExperimentalSEAWarning: true,
+        // Off, so one blob serves every architecture (see the top of this file).
+        useCodeCache: false,
+        useSnapshot: false,
+      },
       null,
       2,
     ),

@@ -3,7 +3,15 @@
  * for the controller-manager image): esbuild bundles the entry and everything it imports into one
  * CommonJS file (an SEA's main must be CommonJS and may require only built-in modules), Node turns
  * it into a preparation blob (`--experimental-sea-config`), and postject injects the blob into a
- * copy of the running `node` binary. The result runs without Node or node_modules on the machine.
+ * copy of the official Node.js binary for the target architecture (`--arch`: amd64 or arm64, the
+ * pinned npm package `node-linux-<arch>`, hack/image-runtime.ts). The result runs without Node or
+ * node_modules on the machine. The blob holds the bundle's JavaScript only (`useCodeCache` and
+ * `useSnapshot` false), which does not depend on the architecture, so the build machine's pinned
+ * Node makes it for both. Node's SEA documentation
+ * (https://nodejs.org/docs/latest-v20.x/api/single-executable-applications.html, "Generating
+ * single executable preparation blobs") says the Node that makes the blob must be the version it
+ * is injected into (both are NODE_DIST_VERSION), and that a cross-platform SEA must leave code
+ * cache and snapshot off: they load only on the platform that compiled them (nodejs/node#53994).
  *
  * Builds are cached by a hash of every input (the sources, the lockfile, this script, the Node,
  * esbuild and postject versions) under `$XDG_CACHE_HOME/gardener-osc/<cacheName>/`, so a second
@@ -25,9 +33,20 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import type { Plugin } from 'esbuild';
+import { readElf } from './elf.js';
+import {
+  ARCHES,
+  defaultCacheDir,
+  hostArch,
+  type ImageArch,
+  NODE_DIST_VERSION,
+  nodeBinary,
+} from './image-runtime.js';
+
+export { defaultCacheDir } from './image-runtime.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -50,6 +69,8 @@ export const SEA_RESOURCE_NAME = 'NODE_SEA_BLOB';
 export const POSTJECT_VERSION = '1.0.0-alpha.6';
 
 export interface BuildOptions {
+  /** The architecture the executable runs on; default the build machine's. */
+  readonly arch?: ImageArch;
   /** Where the binary and the bundle are written; default `dist/`. */
   readonly outDir?: string;
   /** The cache's root; default `$XDG_CACHE_HOME/gardener-osc` (or ~/.cache/gardener-osc); null: no cache. */
@@ -96,10 +117,17 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The hash of everything the binary is made of. */
-export function sourceHash(spec: ExecutableSpec, postjectVersion: string): string {
+export function sourceHash(
+  spec: ExecutableSpec,
+  postjectVersion: string,
+  arch: ImageArch = hostArch(),
+): string {
   const hash = createHash('sha256');
   const esbuildVersion = (require('esbuild/package.json') as { version: string }).version;
-  hash.update(`node ${process.version} ${process.platform} ${process.arch}\n`);
+  // The pinned Node of the target (the executable's base) and of the build machine (makes the blob).
+  for (const a of new Set([arch, hostArch()]))
+    hash.update(`${ARCHES[a].nodePackage}@${NODE_DIST_VERSION} ${ARCHES[a].integrity}\n`);
+  hash.update(`target ${arch}\n`);
   hash.update(`esbuild ${esbuildVersion}\npostject ${postjectVersion}\n`);
   const files = [
     ...spec.sourceDirs.flatMap((d) => filesUnder(join(ROOT, d))),
@@ -113,10 +141,6 @@ export function sourceHash(spec: ExecutableSpec, postjectVersion: string): strin
     hash.update('\0');
   }
   return hash.digest('hex');
-}
-
-export function defaultCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gardener-osc');
 }
 
 /**
@@ -181,7 +205,14 @@ function run(file: string, args: string[], cwd?: string): string {
 }
 
 /** Bundle → SEA blob → node copy with the blob injected, all in `work`. */
-async function buildInto(spec: ExecutableSpec, work: string, postject: Postject): Promise<void> {
+async function buildInto(
+  spec: ExecutableSpec,
+  work: string,
+  postject: Postject,
+  arch: ImageArch,
+  cacheDir: string | undefined,
+  log: (line: string) => void,
+): Promise<void> {
   const bundle = join(work, `${spec.name}.cjs`);
   const blob = join(work, 'sea-prep.blob');
   const binary = join(work, spec.name);
@@ -192,13 +223,20 @@ async function buildInto(spec: ExecutableSpec, work: string, postject: Postject)
   writeFileSync(
     seaConfig,
     JSON.stringify(
-      { main: basename(bundle), output: basename(blob), disableExperimentalSEAWarning: true },
+      {
+        main: basename(bundle),
+        output: basename(blob),
+        disableExperimentalSEAWarning: true,
+        // Off, so one blob serves every architecture (see the top of this file).
+        useCodeCache: false,
+        useSnapshot: false,
+      },
       null,
       2,
     ),
   );
-  run(process.execPath, ['--experimental-sea-config', basename(seaConfig)], work);
-  copyFileSync(process.execPath, binary);
+  run(nodeBinary(hostArch(), { cacheDir, log }), ['--experimental-sea-config', basename(seaConfig)], work);
+  copyFileSync(nodeBinary(arch, { cacheDir, log }), binary);
   chmodSync(binary, 0o755);
   // LIEF (inside postject) warns about every note section of Node's ELF binary: known and harmless.
   // Other warnings get through.
@@ -211,10 +249,15 @@ async function buildInto(spec: ExecutableSpec, work: string, postject: Postject)
   } finally {
     console.warn = warn;
   }
-  // A binary that does not start is not a build.
-  const version = run(binary, ['--version']).trim();
-  if (!/^\d+\.\d+\.\d+/.test(version))
-    throw new Error(`the built binary printed ${JSON.stringify(version)} for --version`);
+  if (arch === hostArch()) {
+    // A binary that does not start is not a build.
+    const version = run(binary, ['--version']).trim();
+    if (!/^\d+\.\d+\.\d+/.test(version))
+      throw new Error(`the built binary printed ${JSON.stringify(version)} for --version`);
+  } else if (readElf(readFileSync(binary)).machine !== ARCHES[arch].elfMachine) {
+    // One this machine cannot run is at least an ELF file for its architecture.
+    throw new Error(`the built binary is not an ${arch} ELF executable`);
+  }
   rmSync(blob);
   rmSync(seaConfig);
 }
@@ -225,9 +268,11 @@ export async function buildExecutable(
 ): Promise<BuildResult> {
   const BINARY_NAME = spec.name;
   const log = options.log ?? (() => undefined);
-  const outDir = options.outDir ?? join(ROOT, 'dist');
+  const arch = options.arch ?? hostArch();
+  // Another architecture's executable goes next to the build machine's, not over it.
+  const outDir = options.outDir ?? (arch === hostArch() ? join(ROOT, 'dist') : join(ROOT, 'dist', arch));
   const postject = loadPostject();
-  const hash = sourceHash(spec, postject.version);
+  const hash = sourceHash(spec, postject.version, arch);
   const cacheRoot = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
   const cached = cacheRoot === null ? undefined : join(cacheRoot, spec.cacheName, hash);
 
@@ -240,8 +285,8 @@ export async function buildExecutable(
   } else {
     const work = mkdtempSync(join(tmpdir(), 'gna-build-'));
     try {
-      log(`building ${BINARY_NAME} (sources ${hash.slice(0, 12)})`);
-      await buildInto(spec, work, postject.module);
+      log(`building ${BINARY_NAME} for ${arch} (sources ${hash.slice(0, 12)})`);
+      await buildInto(spec, work, postject.module, arch, cacheRoot ?? undefined, log);
     } catch (e) {
       rmSync(work, { recursive: true, force: true });
       throw e;

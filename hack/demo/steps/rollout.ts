@@ -9,7 +9,7 @@ import { ANNOTATION, formatGoDuration, parseGoDuration, UNIT } from '../../../ap
 import type { Landscape } from '../landscape.js';
 import { DEMO_ROLLOUT, DEMO_SETTLE_MS } from '../landscape.js';
 import { planPreview } from '../plan-preview.js';
-import { watchGatedRollout } from '../rollout-watch.js';
+import { rolloutStart, watchGatedRollout } from '../rollout-watch.js';
 import {
   type NodeResult,
   perSecondBuckets,
@@ -167,11 +167,13 @@ export async function rollOutKubeletChange(run: ScenarioRun): Promise<RolloutOut
       .map((n) => `${n.name} ${formatGoDuration((delays.get(n.name) ?? 0) * 1e6)}`)
       .join(', ')}`,
   );
+  const start = rolloutStart(run);
   const change = await changeCluster(
     run,
     kubeletMaxPods((n) => n + 10),
   );
   const rollout = await watchGatedRollout(run, {
+    start,
     label: 'kubelet change',
     targets: change.targets,
     until: 'completed',

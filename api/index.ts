@@ -3,6 +3,7 @@ export * from './checksum.js';
 export * from './crds.js';
 export * from './decode.js';
 export * from './duration.js';
+export * from './gardener-version.js';
 export * from './keys.js';
 export * from './kubernetes-versions.js';
 export * from './max-delay.js';

@@ -23,6 +23,7 @@ export * from './schema/host-path.js';
 export * from './schema/kubelet-config.js';
 export * from './schema/managed-resource.js';
 export * from './schema/node-agent-configuration.js';
+export * from './schema/node-agent-configuration-v150.js';
 export * from './schema/object-meta.js';
 export * from './schema/operating-system-config.js';
 export * from './schema/seed.js';

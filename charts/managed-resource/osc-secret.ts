@@ -42,7 +42,7 @@ function secretBytes(secrets: SeedSecrets, name: string, dataKey: string): Buffe
   return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
 }
 
-function inlineSecretRefs(
+export function inlineSecretRefs(
   files: readonly OscFile[] | undefined,
   secrets: SeedSecrets,
 ): OscFile[] | undefined {

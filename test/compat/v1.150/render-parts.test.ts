@@ -16,6 +16,7 @@ import {
   nodeInitComponentConfigV150,
 } from '../../../components/node-agent/component-config-v150.js';
 import { nodeAgentV150 } from '../../../components/node-agent/node-agent-v150.js';
+import { nodeInitV150 } from '../../../components/node-init/node-init-v150.js';
 import { ORACLE_BUILD_TIMEOUT_MS, oracle150, stopOracle150 } from '../support/oracle-150.js';
 
 /** A deterministic generator, so a failure names a reproducible case. */
@@ -172,9 +173,19 @@ describe('compat v1.150.0: what we render of the contract, judged by upstream', 
   it('writes OSC objects and node agent configurations that v1.150 decodes strictly and validates', async () => {
     const contents = nodeAgentContents();
     const now = parseRfc3339('2026-08-28T12:00:00Z');
+    const nodeInit = nodeInitV150({
+      image: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.150.0',
+      config: nodeInitComponentConfigV150({
+        oscSecretName: KEY,
+        kubernetesVersion: parseSemVer('1.34.1'),
+        apiServerUrl: 'https://a',
+      }),
+      gitVersion: 'v1.150.0',
+      clusterCaBundle: '-----BEGIN CERTIFICATE-----\nY2E=\n-----END CERTIFICATE-----\n',
+    });
     const documents = [
       ...POOLS.flatMap((p) => [
-        JSON.stringify(oscObjectV150(p, 'provision', { units: [], files: [] }, 'shoot--foo--bar', now)),
+        JSON.stringify(oscObjectV150(p, 'provision', nodeInit, 'shoot--foo--bar', now)),
         JSON.stringify(oscObjectV150(p, 'reconcile', contents, 'shoot--foo--bar', now)),
       ]),
       encodeNodeAgentConfigurationV150(

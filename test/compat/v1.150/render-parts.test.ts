@@ -11,6 +11,7 @@ import { oscSecretV150 } from '../../../charts/managed-resource/osc-secret-v150.
 import { nodeAgentRbacV150 } from '../../../charts/managed-resource/rbac-v150.js';
 import { registryDataV150 } from '../../../charts/managed-resource/registry-v150.js';
 import { type OscV150Pool, oscObjectV150 } from '../../../charts/operating-system-config/osc-object-v150.js';
+import { provisionContentsV150 } from '../../../charts/operating-system-config/provision-contents-v150.js';
 import {
   nodeAgentComponentConfigV150,
   nodeInitComponentConfigV150,
@@ -186,6 +187,18 @@ describe('compat v1.150.0: what we render of the contract, judged by upstream', 
     const documents = [
       ...POOLS.flatMap((p) => [
         JSON.stringify(oscObjectV150(p, 'provision', nodeInit, 'shoot--foo--bar', now)),
+        JSON.stringify(
+          oscObjectV150(
+            p,
+            'provision',
+            provisionContentsV150(nodeInit, {
+              sshAccessEnabled: true,
+              sshPublicKeys: ['ssh-ed25519 AAAA a'],
+            }),
+            'shoot--foo--bar',
+            now,
+          ),
+        ),
         JSON.stringify(oscObjectV150(p, 'reconcile', contents, 'shoot--foo--bar', now)),
       ]),
       encodeNodeAgentConfigurationV150(

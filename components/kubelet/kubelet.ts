@@ -1,5 +1,5 @@
 /**
- * The kubelet component (seed-side §3.8): its unit with the flags, CA and config files, and (gate
+ * The kubelet component (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/kubelet/component.go): its unit with the flags, CA and config files, and (gate
  * on) the binary from the hyperkube image; with the gate off the legacy monitor unit and the
  * copy-binary ExecStartPre instead.
  */

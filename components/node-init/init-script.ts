@@ -1,5 +1,5 @@
 /**
- * `/var/lib/gardener-node-agent/init.sh` (seed-side §4.1), our own: pull the node agent image with
+ * `/var/lib/gardener-node-agent/init.sh` (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go), our own: pull the node agent image with
  * containerd's `ctr`, copy its binary to /opt/bin, unmount, then hand over to
  * `gardener-node-agent bootstrap`. The image is shell-quoted (upstream HTML-escapes it, which breaks
  * references with `+`, see docs/compatibility.md), and the image is unmounted before the `exec`

@@ -1,5 +1,5 @@
 /**
- * Everything a node runs (seed-side §3.1): the original components in gardenlet's order, their
+ * Everything a node runs (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/original.go): the original components in gardenlet's order, their
  * units and files concatenated in that order (the order is part of `osc.yaml` and its checksum).
  */
 import type { Component, ComponentContext, ComponentOutput } from '../component.js';

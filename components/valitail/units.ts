@@ -1,5 +1,5 @@
 /**
- * valitail's systemd units (seed-side §3.2), byte for byte: the node agent diffs unit contents, so
+ * valitail's systemd units (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go), byte for byte: the node agent diffs unit contents, so
  * any change here restarts valitail on every node.
  */
 import { UNIT } from '../../api/index.js';

@@ -1,6 +1,6 @@
 /**
  * valitail ships the node's journal and Gardener's kube-system pod logs to the shoot's Vali
- * (seed-side §3.2). Gate on, the node agent installs the binary from the image and keeps the token
+ * (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go). Gate on, the node agent installs the binary from the image and keeps the token
  * fresh; gate off (legacy), docker copies the binary and `fetch-token.sh` fetches the token.
  */
 import type { OscFile, OscUnit } from '../../api/index.js';

@@ -1,5 +1,5 @@
 /**
- * When a requested token is renewed (seed-side §8.1), as gardener-resource-manager's token-requestor
+ * When a requested token is renewed (gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go), as gardener-resource-manager's token-requestor
  * computes it: renew after 80 % of the token's lifetime, the lifetime capped at 24 h, plus GRM's
  * jitter. GRM uses `wait.Jitter(d, 0.05)`, which is one-sided: `d + rand[0,1) * 0.05 * d`. We keep
  * exactly that, so a token is renewed between 80 % and 84 % of min(lifetime, 24 h): a 720h token

@@ -1,5 +1,5 @@
 /**
- * The events upstream's systemd layer records on the Node for every unit job (node-side §13): a
+ * The events upstream's systemd layer records on the Node for every unit job (gardener v1.91.4 pkg/nodeagent/dbus/dbus.go): a
  * start, stop or restart is `SystemDUnitStart`/`SystemDUnitStop`/`SystemDUnitRestart`, Normal with
  * `processed <op> of unit <name>`, or Warning with `processed <op> of unit <name> failed with error
  * <error>` when systemd reports the job failed. So a unit that fails to start is visible on its

@@ -1,5 +1,5 @@
 /**
- * Bytes of an inline OSC file (node-side §7.6): encoding `""` is the data as UTF-8, `b64` standard
+ * Bytes of an inline OSC file (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): encoding `""` is the data as UTF-8, `b64` standard
  * base64 with padding (line breaks ignored, as Go's decoder does). Checked strictly: Node's own
  * decoder would silently drop bad characters and write something else than was meant.
  */

@@ -1,5 +1,5 @@
 /**
- * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (node-side §4): what
+ * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (gardener v1.91.4 pkg/nodeagent/bootstrap/bootstrap.go): what
  * gardener-node-init.service runs once per node. `--root` defaults to `/` (the init script passes
  * no flag); `--config` defaults to `<root>/var/lib/gardener-node-agent/config.yaml`.
  *

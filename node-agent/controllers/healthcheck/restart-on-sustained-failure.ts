@@ -1,5 +1,5 @@
 /**
- * The part the kubelet and containerd checkers share (node-side §11.1, §11.2 step 3): report the
+ * The part the kubelet and containerd checkers share (gardener v1.91.4 pkg/nodeagent/controller/healthcheck/containerd.go, pkg/nodeagent/controller/healthcheck/kubelet.go): report the
  * first failure, tolerate it for a minute, then restart the unit through systemd and start
  * counting afresh; report the recovery. Never more than a restart: rebooting is left to people.
  */

@@ -1,5 +1,5 @@
 /**
- * The node agent's heartbeat (node-side §10): Lease `kube-system/gardener-node-agent-<node>`,
+ * The node agent's heartbeat (gardener v1.91.4 pkg/nodeagent/controller/lease/reconciler.go): Lease `kube-system/gardener-node-agent-<node>`,
  * 40 s, renewed every 10 s, owned by the Node so it goes with it. The seed reads it to tell
  * whether every node runs the agent.
  */

@@ -1,5 +1,5 @@
 /**
- * The OSC controller's decisions (node-side §7.3): read the OSC secret, skip when the Node already
+ * The OSC controller's decisions (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): read the OSC secret, skip when the Node already
  * reports its checksum (a missing checksum never counts as equal), hold while the seed permits
  * another checksum on this Node (apply-gate.ts; without a permission annotation nothing changes),
  * apply through the crash-safe applier, restart the agent itself when its unit changed, then, once

@@ -1,7 +1,7 @@
 /**
- * A seed "shoot access" secret (gardener v1.91.4 pkg/utils/gardener/shoot.go): asks the token requestor to mint a ServiceAccount
- * token in the shoot and keep the target secret filled and rotated. Exact labels and annotations
- * are the contract with gardener-resource-manager.
+ * A seed "shoot access" secret (gardener v1.91.4 pkg/utils/gardener/shoot.go): asks the token
+ * requestor to mint a ServiceAccount token in the shoot and keep the target secret filled and
+ * rotated. Exact labels and annotations are the contract with gardener-resource-manager.
  */
 import { ANNOTATION } from '../well-known/annotations.js';
 import { LABEL, LABEL_VALUE } from '../well-known/labels.js';

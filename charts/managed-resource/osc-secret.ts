@@ -1,9 +1,11 @@
 /**
- * The shoot secret every node agent of a pool watches (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go): the reconcile OSC as
- * `osc.yaml`, secret references resolved inline, written as Go writes it. Unlike gardenlet v1.91
- * the embedded object leaves out what changes on every reconcile without changing what a node
- * runs (the operation and timestamp annotations, the status but the extension's units and files),
- * so its checksum changes only when what a node must run changes (docs/compatibility.md 10).
+ * The shoot secret every node agent of a pool watches (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go): the
+ * reconcile OSC as `osc.yaml`, secret references resolved inline, written as Go writes it. Unlike
+ * gardenlet v1.91 the embedded object leaves out what changes on every reconcile without changing
+ * what a node runs (the operation and timestamp annotations, the status but the extension's units
+ * and files), so its checksum changes only when what a node must run changes (docs/compatibility.md
+ * 10).
  */
 import {
   ANNOTATION,

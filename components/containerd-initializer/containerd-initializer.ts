@@ -1,6 +1,7 @@
 /**
- * Runs `init-containerd` before containerd starts (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go): a oneshot unit plus a drop-in
- * that makes containerd.service require it.
+ * Runs `init-containerd` before containerd starts (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go): a
+ * oneshot unit plus a drop-in that makes containerd.service require it.
  */
 import { b64, type Component, type ComponentContext, MODE, plain } from '../component.js';
 import { initContainerdScript } from './init-script.js';

@@ -39,7 +39,10 @@ export function stepId(step: Step): string {
   return step.op;
 }
 
-/** Unit commands run to the end even when one fails (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: all attempted, errors aggregated). */
+/**
+ * Unit commands run to the end even when one fails (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: all attempted, errors aggregated).
+ */
 export function isUnitCommand(step: Step): boolean {
   return step.op === 'restart' || step.op === 'stop';
 }

@@ -16,7 +16,11 @@ import { parseYaml } from '../../api/yaml/codec.js';
 const TOKEN = { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-/** ComponentConfig(...) of gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go: what gardenlet renders, undefaulted. */
+/**
+ * ComponentConfig(...) of gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go: what
+ * gardenlet renders, undefaulted.
+ */
 function componentConfig(o: {
   secretName: string;
   version?: string;

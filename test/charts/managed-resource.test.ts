@@ -58,7 +58,10 @@ rules:
   - update
 `;
 
-// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/rbac.go, pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go, pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/rbac.go,
+// pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go,
+// pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
 describe('ManagedResource shoot-gardener-node-agent', () => {
   it('S-TV-8: seven RBAC objects under the registry keys, the Role byte for byte', () => {
     const data = registryData(nodeAgentRbac(['osc-secret1', 'osc-secret2'], 'serviceAccount'));

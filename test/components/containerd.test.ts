@@ -5,7 +5,9 @@ import { componentContext, contentOf, expectComponentGolden, fileAt } from './su
 const LOGROTATE_CONFIG = '/etc/systemd/containerd.conf';
 const MONITOR = '/opt/bin/health-monitor-containerd';
 
-// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/containerd/component.go (S-TV-17).
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/containerd/component.go
+// (S-TV-17).
 describe('components/containerd', () => {
   const out = containerd(componentContext());
 

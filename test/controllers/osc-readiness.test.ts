@@ -25,7 +25,8 @@ const succeeded = (lastUpdateTime: string) => ({
   observedGeneration: 1,
 });
 
-// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go (S-TV-26).
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go (S-TV-26).
 describe('waiting for the OS extension', () => {
   it('not found', () => {
     expect(oscReadiness(written, undefined)).to.deep.include({

@@ -1,9 +1,10 @@
 /**
  * How long a check has been failing (`maxFailureDuration = 1m` in gardener v1.91.4
- * pkg/nodeagent/controller/healthcheck/healthcheck.go). A failure is
- * tolerated until it has lasted that long, so a unit that is merely restarting (an OSC apply, an
- * operator) is not restarted on top. Time comes from the injected clock only, never the wall
- * clock (upstream's gardener v1.91.4 pkg/nodeagent/controller/healthcheck/kubelet.go mixes both), so tests can step through a minute in microseconds.
+ * pkg/nodeagent/controller/healthcheck/healthcheck.go). A failure is tolerated until it has lasted
+ * that long, so a unit that is merely restarting (an OSC apply, an operator) is not restarted on
+ * top. Time comes from the injected clock only, never the wall clock (upstream's gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/kubelet.go mixes both), so tests can step through a minute
+ * in microseconds.
  */
 import type { Clock } from '../../../runtime/clock.js';
 

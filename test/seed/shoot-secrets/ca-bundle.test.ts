@@ -45,7 +45,9 @@ const caSecret: V1Secret = {
   data: { 'ca.crt': b64(CERT_B), 'bundle.crt': b64(CERT_B) },
 };
 
-// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go, pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+// pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
 describe('shoot-secrets: CA bundle', () => {
   it('one bundle: its bundle.crt and name, not rotating', () => {
     const result = selectCaBundle(

@@ -1,6 +1,6 @@
 /**
- * The operatingsystemconfig controller's decisions (pure), in the order of a reconcile (seed-side
- * gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * The operatingsystemconfig controller's decisions (pure), in the order of a reconcile (gardener
+ * v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
  * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): what happens to the Cluster
  * (finalizer, clean-up, hand-over), what the render needs from the migration, which rendered
  * objects differ from the live ones (only those are written, so a shoot where nothing changed costs

@@ -200,7 +200,7 @@ describe('NodeAgentConfiguration', () => {
       ['log level', (c) => (c.logLevel = 'trace'), ['NotSupported logLevel']],
       ['log format', (c) => (c.logFormat = 'xml'), ['NotSupported logFormat']],
       ['feature gate', (c) => (c.featureGates = { Foo: true }), ['NotSupported featureGates.Foo']],
-    ]; // biome-ignore format: one mutation per line reads like the spec's table
+    ]; // biome-ignore format: one mutation per line, as the table of N-TV-02
 
     for (const [name, mutate, expected] of cases) {
       it(name, () => {

@@ -17,6 +17,8 @@ type opFunc func(json.RawMessage) (any, error)
 var ops = map[string]opFunc{
 	// validate: decode objects strictly with v1.150's schemes and run v1.150's validation.
 	"validate": validateOp,
+	// render: a shoot's node configuration as gardenlet v1.150.0 renders it (fake seed client).
+	"render": renderOp,
 	// names: OSC keys (16 hex digits over 6 inputs), OSC names, ManagedResource secret names and
 	// checksums, recomputed.
 	"names": namesOp,

@@ -27,8 +27,8 @@ import {
   sha256Hex,
   stringifyYaml,
 } from '../../api/index.js';
-import { startNodeDelayController } from '../../controllers/node-delay/add.js';
-import { startRolloutController } from '../../controllers/rollout/add.js';
+import { addNodeDelayController } from '../../controllers/node-delay/add.js';
+import { addRolloutController } from '../../controllers/rollout/add.js';
 import { decidePool } from '../../controllers/rollout/decide.js';
 import type { NodeView } from '../../controllers/rollout/observe.js';
 import type { PoolRollout } from '../../controllers/rollout/state.js';
@@ -204,8 +204,8 @@ async function measured(): Promise<Map<string, Outcome>> {
     controllers: {
       seed: [],
       shoot: [
-        (ctx, env) => startNodeDelayController(ctx, env, {}),
-        (ctx, env) => startRolloutController(ctx, env),
+        (ctx, env) => addNodeDelayController(ctx, env, {}),
+        (ctx, env) => addRolloutController(ctx, env),
       ],
     },
   });

@@ -180,7 +180,7 @@ export class ControllerBuilder<K extends string = string> {
       for (const cleanup of this.cleanups) await cleanup();
       for (const [metric, labels] of this.series) metric.remove(labels);
     })();
-    return { controller, watch, synced: () => synced, stopped: () => stopped };
+    return { name: this.name, controller, watch, synced: () => synced, stopped: () => stopped };
   }
 }
 

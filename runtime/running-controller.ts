@@ -5,6 +5,7 @@
 import type { Controller } from './controller.js';
 
 export interface RunningController<K extends string = string> {
+  readonly name: string;
   /** The reconcile loop; its queue takes keys from outside (a resync, say). */
   readonly controller: Controller<K>;
   /** Resolves once its caches are filled and its workers run (for readiness). */

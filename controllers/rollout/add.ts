@@ -14,7 +14,7 @@ import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoo
 import { rolloutMetrics } from './metrics.js';
 import type { LeaseObject, NodeObject, SecretObject } from './observe.js';
 import { RolloutReconciler } from './reconciler.js';
-import { clusterAnnotationsSignature, nodeSignature, secretSignature } from './signatures.js';
+import { clusterAnnotationsChanged, nodeChanged, secretChanged } from './signatures.js';
 
 export const ROLLOUT_CONTROLLER_NAME = 'rollout';
 
@@ -77,35 +77,22 @@ export function addRolloutController(
     resyncPeriodMs: options.resyncPeriodMs,
   });
   const batched = { delayMs: batchDelayMs };
-  const changed =
-    <T>(signature: (o: T) => string) =>
-    (a: T, b: T) =>
-      signature(a) !== signature(b);
   const ours = (c: { metadata?: { name?: string } }) => c.metadata?.name === namespace;
   return (
     builder
       // one key per shoot; decide only on full caches: a partial list would look like nodes
       // without a configuration
-      .watches(
-        nodes,
-        () => namespace,
-        { create: true, update: changed(nodeSignature), delete: true },
-        batched,
-      )
+      .watches(nodes, () => namespace, { create: true, update: nodeChanged, delete: true }, batched)
       .watches(
         secrets,
         () => namespace,
-        {
-          create: true,
-          update: (a, b) => changed(secretSignature)(a as SecretObject, b as SecretObject),
-          delete: true,
-        },
+        { create: true, update: (a, b) => secretChanged(a as SecretObject, b as SecretObject), delete: true },
         batched,
       )
       .watches(
         seed.clusters,
         () => namespace,
-        { update: (a, b) => ours(b) && changed(clusterAnnotationsSignature)(a, b) },
+        { update: (a, b) => ours(b) && clusterAnnotationsChanged(a, b) },
         { ...batched, waitForSync: false },
       )
       .enqueueOnStart(namespace)

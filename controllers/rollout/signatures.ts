@@ -46,3 +46,13 @@ export function clusterAnnotationsSignature(c: {
 }): string {
   return JSON.stringify(c.metadata?.annotations ?? {});
 }
+
+export const nodeChanged = (a: NodeObject, b: NodeObject): boolean => nodeSignature(a) !== nodeSignature(b);
+
+export const secretChanged = (a: SecretObject, b: SecretObject): boolean =>
+  secretSignature(a) !== secretSignature(b);
+
+export const clusterAnnotationsChanged = (
+  a: { metadata?: { annotations?: Record<string, string> } },
+  b: { metadata?: { annotations?: Record<string, string> } },
+): boolean => clusterAnnotationsSignature(a) !== clusterAnnotationsSignature(b);

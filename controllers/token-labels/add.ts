@@ -78,6 +78,8 @@ export function addTokenLabelsController(
     })
     .ownsSeries(metrics.targets, { shoot: shoot.namespace })
     .start(signal, (key, ctx) => reconciler.reconcile(key, ctx));
+  // declared after `running` (its watches subscribe through it); the closures above that read it
+  // run only once the controller started or stops
   const watches: TargetWatches = new TargetWatches({
     namespace: shoot.namespace,
     seedSecrets,

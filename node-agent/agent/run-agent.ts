@@ -1,5 +1,5 @@
 /**
- * `gardener-node-agent run`: the long-running agent (node-side §5). Loads and validates its
+ * `gardener-node-agent run`: the long-running agent (gardener v1.91.4 `cmd/gardener-node-agent/app/app.go`). Loads and validates its
  * config, builds its credentials, finds its Node by hostname, serves /healthz, /readyz and
  * /metrics, and runs the operatingsystemconfig, token, node, lease, health-check and
  * hostname-check controllers until its signal aborts or it must restart itself (its unit or binary
@@ -16,10 +16,10 @@ import { watchHealthOf } from '../../runtime/kube/watch-health.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader-cleaner.js';
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
+import { ownNode } from '../controllers/agent-informers.js';
 import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
 import { identityNodeName } from '../identity/identity-name.js';
 import { addAgentControllers } from './add-controllers.js';
-import { ownNode } from './agent-informers.js';
 import type { AgentOptions } from './agent-options.js';
 import { healthProbes } from './health-probes.js';
 import { agentCredentials, hostName, nodeNameByHostName, usesNodeIdentity } from './rest-config.js';
@@ -37,7 +37,7 @@ export interface RunningAgent {
 
 export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const { config, log } = o;
-  // the kubelet needs credentials to register before the agent can find its Node (node-side §5.5)
+  // the kubelet needs credentials to register before the agent can find its Node (gardener v1.91.4 `cmd/gardener-node-agent/app/app.go`)
   await writeKubeletBootstrapKubeconfig({ root: o.root, config, logger: log });
   const env = o.env ?? process.env;
   const host = hostName(o.nodeName);
@@ -87,7 +87,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   );
   cache.start(root.signal);
 
-  // Once the agent has its own token the legacy downloader must go (node-side §5.6, migration).
+  // Once the agent has its own token the legacy downloader must go (gardener v1.91.4 `cmd/gardener-node-agent/app/bootstrappers/`).
   await cleanCloudConfigDownloader({ root: o.root, systemd, logger: log });
 
   let synced = false;

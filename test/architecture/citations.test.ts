@@ -15,19 +15,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git', '.cache']);
 const TEXT_EXTENSIONS = new Set(['.ts', '.mts', '.mjs', '.js', '.sh', '.go', '.md', '.yaml', '.yml', '']);
 
-/**
- * Files being rewritten with their own citations on another branch (the controller builder's
- * add.ts files and the agent's composition root). Remove an entry once that rewrite is merged;
- * an entry whose file is clean fails the test, so the list cannot go stale.
- */
-const PENDING_REWRITE = new Set([
-  'node-agent/agent/run-agent.ts',
-  'node-agent/controllers/healthcheck/add.ts',
-  'node-agent/controllers/lease/add.ts',
-  'node-agent/controllers/operatingsystemconfig/add.ts',
-  'node-agent/controllers/token/add.ts',
-]);
-
 // Built from parts, so this file does not match itself.
 const SECTION = new RegExp(`${'\u00a7'}\\s*\\d`);
 const SIBLING_PATH = new RegExp(`\\.\\./${'shared'}/`);
@@ -47,11 +34,9 @@ const files = textFiles(ROOT).map((path) => ({
   lines: readFileSync(path, 'utf8').split('\n'),
 }));
 
-function linesMatching(pattern: RegExp, skip: ReadonlySet<string> = new Set()): string[] {
+function linesMatching(pattern: RegExp): string[] {
   return files.flatMap(({ file, lines }) =>
-    skip.has(file)
-      ? []
-      : lines.flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    lines.flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
   );
 }
 
@@ -62,19 +47,11 @@ describe('architecture: citations a reader can open', () => {
   });
 
   it('cites no section numbers of texts outside the repository', () => {
-    expect(linesMatching(SECTION, PENDING_REWRITE)).to.deep.equal([]);
+    expect(linesMatching(SECTION)).to.deep.equal([]);
   });
 
   it('points at no path beside the repository', () => {
     expect(linesMatching(SIBLING_PATH)).to.deep.equal([]);
-  });
-
-  it('lists only files that still wait for their rewrite', () => {
-    const clean = [...PENDING_REWRITE].filter((file) => {
-      const entry = files.find((f) => f.file === file);
-      return entry === undefined || !entry.lines.some((line) => SECTION.test(line));
-    });
-    expect(clean, 'remove these from PENDING_REWRITE').to.deep.equal([]);
   });
 
   it('names only test vectors docs/test-vectors.md defines', () => {

@@ -1,5 +1,5 @@
 /**
- * The health-check controller (node-side §11): every 30 s, and whenever the Node changes, all
+ * The health-check controller (gardener v1.91.4 `pkg/nodeagent/controller/healthcheck/add.go`): every 30 s, and whenever the Node changes, all
  * checkers run in parallel; their errors are aggregated into one reconcile error (retried with
  * backoff). Checks also run before the Node is registered: a kubelet that cannot come up is
  * exactly the one that needs a restart, only the events wait for a Node to attach to.

@@ -1,4 +1,4 @@
-/** The lease controller (node-side §10): renews the heartbeat every 10 s once the Node exists. */
+/** The lease controller (gardener v1.91.4 `pkg/nodeagent/controller/lease/reconciler.go`): renews the heartbeat every 10 s once the Node exists. */
 import type { V1Node } from '@kubernetes/client-node';
 import { newController, type WatchSource } from '../../../runtime/controller-builder.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';

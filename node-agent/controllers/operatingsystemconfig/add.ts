@@ -1,5 +1,5 @@
 /**
- * Wires the OSC controller (node-side §7.1): it watches only its own OSC secret (field selector on
+ * Wires the OSC controller (gardener v1.91.4 `pkg/nodeagent/controller/operatingsystemconfig/add.go`): it watches only its own OSC secret (field selector on
  * the name, so its Role can stay restricted by resourceNames) and its own Node (by name, or by
  * hostname label until it is registered). A new secret is applied at once; a change of `osc.yaml`
  * after this node's reconciliation delay; annotation-only changes not at all. Where the seed gates
@@ -23,10 +23,10 @@ import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { RunningController } from '../../../runtime/running-controller.js';
-import { kubeSystemSecret, ownNode, startedCache } from '../../agent/agent-informers.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
+import { kubeSystemSecret, ownNode, startedCache } from '../agent-informers.js';
 import type { AgentMetrics } from '../agent-metrics.js';
 import { OscReconciler } from './reconciler.js';
 import { ReconciliationDelay } from './reconciliation-delay.js';

@@ -1,5 +1,5 @@
 /**
- * The token controller (node-side §8): one watch per sync config, on that secret alone (field
+ * The token controller (gardener v1.91.4 `pkg/nodeagent/controller/token/add.go`): one watch per sync config, on that secret alone (field
  * selector on the name, so the agent's Role stays restricted by resourceNames), plus a resync
  * every syncPeriod. A missing access-token label is only logged: real gardenlets do not set it.
  */
@@ -10,7 +10,7 @@ import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { RunningController } from '../../../runtime/running-controller.js';
-import { kubeSystemSecret, startedCache } from '../../agent/agent-informers.js';
+import { kubeSystemSecret, startedCache } from '../agent-informers.js';
 import type { AgentMetrics } from '../agent-metrics.js';
 import { hasAccessTokenLabel, syncTokenFile } from './token-file-sync.js';
 

@@ -1,6 +1,8 @@
 /**
  * The operatingsystemconfig reconcile of one selected shoot (key: the shoot namespace, which is
- * also the Cluster's name), in gardenlet's order (seed-side §2, §9): 1. shoot-access secrets;
+ * also the Cluster's name), in gardenlet's order (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): 1. shoot-access secrets;
  * 2. the OSC pair per worker pool; 3. wait until the OS extension reported every OSC ready; 4. the
  * shoot objects rendered from the reconciled OSCs (ManagedResources, or in direct mode applied
  * into the shoot); 5. stale OSCs deleted; 6. node status as metrics and events.

@@ -166,7 +166,10 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
       operatingSystemConfig: z
         .strictObject({
           concurrentSyncs: z.number().int().min(1).max(100).default(5),
-          /** How long the OS extension may take before a Warning event (seed-side §2.6: 3m). */
+          /**
+           * How long the OS extension may take before a Warning event (gardener v1.91.4
+           * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go: 3m).
+           */
           waitTimeout: goDuration.default(180_000),
           /** Periodic reconcile of every selected shoot. */
           syncPeriod: goDuration.default(3_600_000),

@@ -10,7 +10,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
-import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
@@ -94,7 +94,7 @@ describe('node agent OSC controller against a real API server', function () {
       (await metrics.reconcileTotal.get()).values
         .filter((v) => v.labels.controller === 'operatingsystemconfig')
         .reduce((sum, v) => sum + v.value, 0);
-    const agent = startOscController(
+    const agent = addOscController(
       {
         http: new KubeHttp(env.kubeConfig),
         client: new KubeClient(new KubeHttp(env.kubeConfig)),

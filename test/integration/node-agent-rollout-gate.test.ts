@@ -18,7 +18,7 @@ import {
   readApplyReport,
   sha256Hex,
 } from '../../api/index.js';
-import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { parseRecording, RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
@@ -108,7 +108,7 @@ describe('node agent rollout gate against a real API server', function () {
     stops.push(stop);
     const systemd = o.systemd ?? new MemorySystemd();
     const root = o.root ?? mkdtempSync(join(dir, `${name}-`));
-    const controller = startOscController(
+    const controller = addOscController(
       {
         http: new KubeHttp(env.kubeConfig),
         client: new KubeClient(new KubeHttp(env.kubeConfig)),

@@ -2,7 +2,8 @@
  * The `gardener` user in the Gardener v1.150.0 contract (gardener v1.150.0
  * pkg/component/extensions/operatingsystemconfig/original/components/gardeneruser, since v1.109.0,
  * gardener #10671): v1.91.4's unit, files and script, plus `gardener-user.path`, which reruns the
- * user's setup whenever the authorized keys change.
+ * user's setup whenever the authorized keys change. `run.sh` stays ours (docs/compatibility.md
+ * V150-2).
  */
 import type { ComponentContext, ComponentOutput } from '../component.js';
 import { GARDENER_USER_PATH, gardenerUser } from './gardener-user.js';

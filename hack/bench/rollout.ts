@@ -46,6 +46,7 @@ import { runManager } from '../../seed/manager/run-manager.js';
 import { createShootFixture } from '../../test/integration/controller-manager-fixture.js';
 import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../../test/integration/rollout-fixture.js';
+import { oscSecretObject } from '../landscape/osc-secret.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const { values: args, quick } = benchCommandLine({
@@ -114,15 +115,7 @@ async function measured(): Promise<Map<string, Outcome>> {
   let secretCreated = false;
   const setOsc = async (osc: OperatingSystemConfig) => {
     const yaml = stringifyYaml(osc);
-    const body = {
-      metadata: {
-        name: secretName,
-        namespace: 'kube-system',
-        labels: { 'gardener.cloud/role': 'operating-system-config', 'worker.gardener.cloud/pool': pool },
-        annotations: { 'checksum/data-script': sha256Hex(yaml) },
-      },
-      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-    };
+    const body = oscSecretObject({ name: secretName, oscYaml: yaml, pool });
     if (secretCreated)
       await core.replaceNamespacedSecret({ name: secretName, namespace: 'kube-system', body });
     else await core.createNamespacedSecret({ namespace: 'kube-system', body });

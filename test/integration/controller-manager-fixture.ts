@@ -6,36 +6,36 @@
  * chart. Tests run the controller-manager with that identity, never as admin.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  CoreV1Api,
-  type KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from '@kubernetes/client-node';
-import { parseYaml } from '../../api/index.js';
+import { CoreV1Api, type KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import {
   CONTROLLER_MANAGER_NAME,
-  clusterRoleBinding,
-  seedClusterRole,
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
 import { runControllerManager } from '../../controllers/index.js';
+import {
+  type ClusterObject,
+  patchClusterShoot,
+  readCluster as readClusterObject,
+} from '../../hack/landscape/cluster-object.js';
+import {
+  controllerManagerSeedIdentity,
+  controllerManagerShootIdentity,
+} from '../../hack/landscape/controller-manager-identities.js';
+import { createObject } from '../../hack/landscape/create-object.js';
+import { exampleCluster } from '../../hack/landscape/example-cluster.js';
+import { fakePem, writeShootNamespaceSecrets } from '../../hack/landscape/shoot-namespace-secrets.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import {
   type ControllerManagerConfiguration,
   decodeControllerManagerConfiguration,
 } from '../../seed/manager/config.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
-import { type ClusterObject, patchClusterShoot, readCluster as readClusterObject } from './cluster-object.js';
 import type { Envtest } from './envtest.js';
 
-const EXAMPLES = join(import.meta.dirname, '../../examples');
 export const SELECTOR_LABEL = 'node-configuration.gardener.cloud/controller-manager';
-const PEM = (s: string) =>
-  `-----BEGIN CERTIFICATE-----\n${Buffer.from(s).toString('base64')}\n-----END CERTIFICATE-----\n`;
 
 export interface ShootFixture {
   readonly namespace: string;
@@ -67,68 +67,35 @@ export async function createShootFixture(
   const shootAdmin = KubernetesObjectApi.makeApiClient(shoot.kubeConfig);
   const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
   await seedCore.createNamespace({ body: { metadata: { name: namespace } } });
-  const created: { api: KubernetesObjectApi; object: KubernetesObject }[] = [];
-  const create = async (api: KubernetesObjectApi, object: KubernetesObject) => {
-    created.push({ api, object });
-    return api.create(object);
-  };
+  // the landscape's own clients, open until cleanUp removes what they created
+  const seedHttp = new KubeHttp(seed.kubeConfig);
+  const shootHttp = new KubeHttp(shoot.kubeConfig);
+  const seedClient = new KubeClient(seedHttp);
+  const shootClient = new KubeClient(shootHttp);
 
-  // the controller-manager's identity in the seed: exactly its chart's ClusterRole
-  const role = seedClusterRole(CONTROLLER_MANAGER_NAME) as KubernetesObject;
-  role.metadata = { ...role.metadata, name: `${CONTROLLER_MANAGER_NAME}-${id}` };
-  await create(seedAdmin, role);
-  await create(seedAdmin, {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: { name: CONTROLLER_MANAGER_NAME, namespace },
-  } as KubernetesObject);
-  await create(
-    seedAdmin,
-    clusterRoleBinding(`${CONTROLLER_MANAGER_NAME}-${id}`, { name: CONTROLLER_MANAGER_NAME, namespace }),
-  );
-  const seedIdentity = await seed.kubeConfigForServiceAccount(namespace, CONTROLLER_MANAGER_NAME, 3600);
-
-  // the shoot identity of gardener-internal: the documented minimum shoot role
-  const shootSa = `gardener-osc-it-${id}`;
-  const shootRole = shootClusterRole(applyMode) as KubernetesObject;
-  shootRole.metadata = { ...shootRole.metadata, name: `${shootRole.metadata?.name}-${id}` };
-  await create(shootAdmin, shootRole);
-  await create(shootAdmin, {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: { name: shootSa, namespace: 'kube-system' },
-  } as KubernetesObject);
-  await create(
-    shootAdmin,
-    clusterRoleBinding(shootRole.metadata?.name ?? '', { name: shootSa, namespace: 'kube-system' }),
-  );
-  const shootIdentity = await shoot.kubeConfigForServiceAccount('kube-system', shootSa, 3600);
-  const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
-    seedAdmin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name, namespace, labels },
-      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-    } as KubernetesObject);
-  const sm = { 'managed-by': 'secrets-manager', 'manager-identity': 'gardenlet' };
-  await secret('gardener-internal', {}, { kubeconfig: shootIdentity.exportConfig() });
-  await secret('ca-bundle-1', { ...sm, 'bundle-for': 'ca' }, { 'bundle.crt': PEM(`cluster CA ${id}`) });
-  await secret(
-    'ca-kubelet-bundle-1',
-    { ...sm, 'bundle-for': 'ca-kubelet' },
-    { 'bundle.crt': PEM(`kubelet CA ${id}`) },
-  );
-  await secret(
-    'ssh-keypair-1',
-    { ...sm, name: 'ssh-keypair' },
-    { id_rsa: 'private', 'id_rsa.pub': `ssh-rsa AAAA${id} current` },
-  );
-
-  const raw = parseYaml(readFileSync(join(EXAMPLES, 'cluster.yaml'), 'utf8')) as KubernetesObject;
-  await seedAdmin.create({
-    ...raw,
+  const seedIdentity = await controllerManagerSeedIdentity(seed, seedClient, {
+    namespace,
+    roleName: `${CONTROLLER_MANAGER_NAME}-${id}`,
+    expirationSeconds: 3600,
+  });
+  const shootIdentity = await controllerManagerShootIdentity(shoot, shootClient, {
+    applyMode,
+    serviceAccount: `gardener-osc-it-${id}`,
+    roleName: `${shootClusterRole(applyMode).metadata.name}-${id}`,
+    expirationSeconds: 3600,
+  });
+  const created = [...seedIdentity.created, ...shootIdentity.created];
+  await writeShootNamespaceSecrets(seedClient, namespace, {
+    suffix: '1',
+    shootKubeconfig: shootIdentity.kubeConfig.exportConfig(),
+    clusterCaPem: fakePem(`cluster CA ${id}`),
+    kubeletCaPem: fakePem(`kubelet CA ${id}`),
+    sshPublicKey: `ssh-rsa AAAA${id} current`,
+  });
+  await createObject(seedClient, RESOURCE.cluster, {
+    ...exampleCluster(),
     metadata: { name: namespace, labels: { [SELECTOR_LABEL]: selector } },
-  } as KubernetesObject);
+  });
   const readCluster = () => readClusterObject(seedAdmin, namespace);
   const managers: RunningManager[] = [];
   const stoppedManagers = new Set<RunningManager>();
@@ -157,7 +124,7 @@ export async function createShootFixture(
   return {
     namespace,
     selector,
-    seedIdentity,
+    seedIdentity: seedIdentity.kubeConfig,
     seedObjects: seedAdmin,
     shootObjects: shootAdmin,
     cluster: readCluster,
@@ -170,7 +137,7 @@ export async function createShootFixture(
     rawConfig,
     async start(config) {
       const log = process.env.TEST_LOG ? createLogger({ level: 'debug', format: 'text' }) : silentLogger;
-      const manager = await runControllerManager({ config, seed: seedIdentity, log });
+      const manager = await runControllerManager({ config, seed: seedIdentity.kubeConfig, log });
       managers.push(manager);
       void manager.stopped.then(() => stoppedManagers.add(manager));
       return manager;
@@ -218,8 +185,10 @@ export async function createShootFixture(
           .catch(() => undefined);
         await seedAdmin.delete(cluster).catch(() => undefined);
       }
-      for (const { api, object } of created.reverse()) await api.delete(object).catch(() => undefined);
+      for (const { client, resource, ...ref } of created.reverse())
+        await client.delete(resource, ref).catch(() => undefined);
       await seedCore.deleteNamespace({ name: namespace }).catch(() => undefined);
+      await Promise.all([seedHttp.close(), shootHttp.close()]);
     },
   };
 }

@@ -26,6 +26,7 @@ import {
 } from '../../api/index.js';
 import { startRolloutController } from '../../controllers/rollout/add.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
+import { oscSecretObject } from '../../hack/landscape/osc-secret.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
 import { writeImages } from '../node-agent/support/apply-fixture.js';
@@ -141,15 +142,7 @@ export class RolloutLandscape {
   async setOsc(pool: string, osc: OperatingSystemConfig): Promise<string> {
     const yaml = stringifyYaml(osc);
     const checksum = sha256Hex(yaml);
-    const body = {
-      metadata: {
-        name: this.secretName(pool),
-        namespace: 'kube-system',
-        labels: { 'gardener.cloud/role': 'operating-system-config', 'worker.gardener.cloud/pool': pool },
-        annotations: { 'checksum/data-script': checksum },
-      },
-      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-    };
+    const body = oscSecretObject({ name: this.secretName(pool), oscYaml: yaml, pool });
     if (this.secrets.has(pool))
       await this.core.replaceNamespacedSecret({
         name: this.secretName(pool),

@@ -12,9 +12,9 @@ import { Informer } from '../../runtime/kube/informer.js';
 import { LineSplitter } from '../../runtime/kube/json-lines.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS } from '../../runtime/kube/list-watch.js';
-import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
-import { viaProxy } from '../../test/integration/via-proxy.js';
-import { FreezingProxy } from '../../test/support/freezing-proxy.js';
+import { startEnvtest, stopAllEnvtests } from '../landscape/envtest.js';
+import { FreezingProxy } from '../landscape/freezing-proxy.js';
+import { viaProxy } from '../landscape/via-proxy.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const { values: flags, quick } = benchCommandLine({

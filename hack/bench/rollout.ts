@@ -43,9 +43,9 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { RolloutSettingsSchema } from '../../seed/manager/config.js';
 import { runManager } from '../../seed/manager/run-manager.js';
-import { createShootFixture } from '../../test/integration/controller-manager-fixture.js';
-import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
-import { BAD_MAX_PODS, kubeletOsc } from '../../test/integration/rollout-fixture.js';
+import { createShootFixture } from '../landscape/controller-manager-fixture.js';
+import { startEnvtest, stopAllEnvtests } from '../landscape/envtest.js';
+import { BAD_MAX_PODS, kubeletOsc } from '../landscape/kubelet-osc.js';
 import { oscSecretObject } from '../landscape/osc-secret.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 

@@ -15,13 +15,13 @@ import { CONTROLLER_MANAGER_NAME } from '../../charts/controller-manager/control
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import type { Envtest } from '../../test/integration/envtest.js';
 import { type ClusterObject, patchClusterShoot, readCluster } from '../landscape/cluster-object.js';
 import {
   controllerManagerSeedIdentity,
   controllerManagerShootIdentity,
 } from '../landscape/controller-manager-identities.js';
 import { createObject } from '../landscape/create-object.js';
+import type { Envtest } from '../landscape/envtest.js';
 import { exampleCluster } from '../landscape/example-cluster.js';
 import { fakePem, writeShootNamespaceSecrets } from '../landscape/shoot-namespace-secrets.js';
 import { type SupervisedProcess, startSupervised } from './processes.js';

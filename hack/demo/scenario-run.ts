@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ANNOTATION, UNIT } from '../../api/index.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { type CsrSigner, startCsrSigner } from '../../test/integration/csr-signer.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../test/integration/envtest.js';
 import { bundleNodeAgent } from '../build-node-agent.js';
 import { authorizerEndpoint } from '../landscape/authorizer-endpoint.js';
+import { type CsrSigner, startCsrSigner } from '../landscape/csr-signer.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../landscape/envtest.js';
 import {
   type ControllerManager,
   exampleShootNamespace,

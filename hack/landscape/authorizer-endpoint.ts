@@ -5,8 +5,8 @@
  * authorization configuration, the controller-manager's `nodeAgent.authorizer`).
  */
 import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
-import { type ServingCertificate, servingCertificate } from '../../test/integration/csr-signer.js';
-import { type EnvtestOptions, freePort } from '../../test/integration/envtest.js';
+import { type ServingCertificate, servingCertificate } from './csr-signer.js';
+import { type EnvtestOptions, freePort } from './envtest.js';
 
 export interface AuthorizerEndpoint {
   readonly tls: ServingCertificate;

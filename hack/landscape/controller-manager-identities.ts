@@ -13,8 +13,8 @@ import {
 } from '../../charts/controller-manager/controller-manager.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import type { Envtest } from '../../test/integration/envtest.js';
 import { type CreatedObject, type CreateOptions, createObject } from './create-object.js';
+import type { Envtest } from './envtest.js';
 
 export interface Identity {
   readonly kubeConfig: KubeConfig;

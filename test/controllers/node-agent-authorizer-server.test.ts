@@ -14,8 +14,8 @@ import {
   type RunningAuthorizerServer,
   serveNodeAgentAuthorizer,
 } from '../../controllers/node-agent-authorizer/webhook-server.js';
+import { type ServingCertificate, servingCertificate } from '../../hack/landscape/csr-signer.js';
 import { silentLogger } from '../../runtime/logging.js';
-import { type ServingCertificate, servingCertificate } from '../integration/csr-signer.js';
 
 const world: NodeAgentWorld = {
   node: (name) => (name === 'node-a' ? { pool: 'p' } : undefined),

@@ -26,49 +26,17 @@ import {
 } from '../../api/index.js';
 import { startRolloutController } from '../../controllers/rollout/add.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
+import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
+import type { Envtest } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { BAD_MAX_PODS, KUBELET_CONFIG, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { oscSecretObject } from '../../hack/landscape/osc-secret.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
-import type { Envtest } from './envtest.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const KUBELET_CONFIG = '/var/lib/kubelet/config/kubelet';
 const KUBERNETES_VERSION = '1.30.2';
-
-/** A reconcile OSC that runs a kubelet with this maxPods: the content the tests roll out. */
-export function kubeletOsc(maxPods: number): OperatingSystemConfig {
-  return {
-    apiVersion: 'extensions.gardener.cloud/v1alpha1',
-    kind: 'OperatingSystemConfig',
-    metadata: { name: 'osc', namespace: 'shoot--it--rollout' },
-    spec: {
-      type: 'local',
-      purpose: 'reconcile',
-      files: [
-        {
-          path: KUBELET_CONFIG,
-          permissions: 0o644,
-          content: { inline: { encoding: '', data: `maxPods: ${maxPods}\n` } },
-        },
-      ],
-      units: [
-        {
-          name: 'kubelet.service',
-          enable: true,
-          command: 'start',
-          content: '[Service]\nExecStart=/opt/bin/kubelet\n',
-          filePaths: [KUBELET_CONFIG],
-        },
-      ],
-    },
-  } as OperatingSystemConfig;
-}
-
-/** The bad value: a kubelet with it does not stay up (the injected fault). */
-export const BAD_MAX_PODS = 999;
 
 export interface AgentNode {
   readonly name: string;

@@ -11,11 +11,11 @@ import { delayWindow, planNodeDelays } from '../../../controllers/node-delay/dec
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
-import { type Envtest, startEnvtest } from '../../../test/integration/envtest.js';
 import {
   bindShootRole,
   controllerManagerSeedIdentity,
 } from '../../landscape/controller-manager-identities.js';
+import { type Envtest, startEnvtest } from '../../landscape/envtest.js';
 import { exampleCluster } from '../../landscape/example-cluster.js';
 import { fakePem, writeShootNamespaceSecrets } from '../../landscape/shoot-namespace-secrets.js';
 import { AuditLog } from '../support/audit.js';

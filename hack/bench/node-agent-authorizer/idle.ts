@@ -35,11 +35,11 @@ import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { shootCacheTransform } from '../../../seed/manager/shoots.js';
-import type { ServingCertificate } from '../../../test/integration/csr-signer.js';
-import { readAuditEvents, startEnvtest } from '../../../test/integration/envtest.js';
-import { writeImages } from '../../../test/node-agent/support/apply-fixture.js';
-import { IMAGE_FILES, oscV1, yamlOf } from '../../../test/node-agent/support/ntv18-fixtures.js';
 import { authorizerEndpoint } from '../../landscape/authorizer-endpoint.js';
+import type { ServingCertificate } from '../../landscape/csr-signer.js';
+import { readAuditEvents, startEnvtest } from '../../landscape/envtest.js';
+import { writeImages } from '../../landscape/image-files.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../../landscape/ntv18-fixtures.js';
 import { oscSecretObject } from '../../landscape/osc-secret.js';
 import { type Cleanups, now, progress } from '../support/run.js';
 

@@ -24,7 +24,7 @@ import {
 import { DEFAULT_NOW, render } from '../../../cli/render-command.js';
 import { Informer } from '../../../runtime/kube/informer.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
-import { type Envtest, startEnvtest, stopAllEnvtests } from '../../../test/integration/envtest.js';
+import { type Envtest, startEnvtest, stopAllEnvtests } from '../../landscape/envtest.js';
 import { oscSecretObject } from '../../landscape/osc-secret.js';
 import type { Cleanups } from '../support/run.js';
 import { now, print, progress } from '../support/run.js';

@@ -3,7 +3,7 @@
  * server: the node agent authorizer (the API server asks it about every request of an agent; the
  * rendered RBAC grants agents nothing) and the CSR approver, both the controller-manager's own code
  * over one shoot cache as `controllers/index.ts` wires them, and the signer that stands in for the
- * kube-controller-manager's (test/integration/csr-signer.ts). The agent asks for its identity with
+ * kube-controller-manager's (hack/landscape/csr-signer.ts). The agent asks for its identity with
  * the shared ServiceAccount token it has, as a running node switching to its own identity does
  * (docs/security.md).
  */
@@ -28,9 +28,9 @@ import {
 } from '../../../seed/manager/config.js';
 import { clusterEventObject, EVENT_COMPONENT } from '../../../seed/manager/context.js';
 import { shootCacheTransform } from '../../../seed/manager/shoots.js';
-import { startCsrSigner } from '../../../test/integration/csr-signer.js';
-import type { Envtest, EnvtestOptions } from '../../../test/integration/envtest.js';
 import { authorizerEndpoint } from '../../landscape/authorizer-endpoint.js';
+import { startCsrSigner } from '../../landscape/csr-signer.js';
+import type { Envtest, EnvtestOptions } from '../../landscape/envtest.js';
 import { type Cleanups, progress } from '../support/run.js';
 
 /** The shoot namespace the authorizer's URL names (the benchmark has one shoot). */

@@ -6,7 +6,7 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { requireGo } from '../../support/go-binary.js';
+import { requireGo } from '../../../hack/prepare/go-binary.js';
 
 const BUILD_SCRIPT = resolve(import.meta.dirname, '../../../hack/gardener-oracle/build.sh');
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { collectAllFiles } from '../../../node-agent/planner/collect-files.js';
 import { mergedUnitsOf, mergeUnits } from '../../../node-agent/planner/merge-units.js';
 import '../support/harness.js';
-import { oscV1 } from '../support/ntv18-fixtures.js';
+import { oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
 
 describe('node-agent planner: mergeUnits and collectAllFiles (§7.5)', () => {
   it('N-TV-31: unit5 merged from spec and status has both sets of drop-ins', () => {

@@ -28,8 +28,8 @@ import {
 } from '../../api/index.js';
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
 import { renderUserData } from '../../components/os-local/index.js';
-import { DEFAULT_IMAGE_NAME } from '../../hack/build-node-agent-image.js';
-import type { Envtest } from '../integration/envtest.js';
+import { DEFAULT_IMAGE_NAME } from '../build-node-agent-image.js';
+import type { Envtest } from '../landscape/envtest.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 export const POOL = 'cpu-worker';

@@ -8,8 +8,8 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { APPLY_BARRIERS_ENV, barrierFileName } from '../../node-agent/applier/apply-barrier.js';
-import { sleep } from '../support/eventually.js';
 
 /** The host directory mounted into every node at /run/real-node-host (node-under-test.ts). */
 export const NODE_HOST_DIR = '/run/real-node-host';

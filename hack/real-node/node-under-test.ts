@@ -8,13 +8,13 @@
  */
 import { copyFileSync, linkSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { serveUnixProxy, type UnixProxy } from '../../hack/real-node/api-proxy.js';
-import { realNodeCache } from '../../hack/real-node/cache.js';
-import type { Container } from '../../hack/real-node/container.js';
-import { RealNode } from '../../hack/real-node/real-node.js';
 import { imageDirectoryName } from '../../node-agent/registry/directory-extractor.js';
-import { type Envtest, envtestBinaries } from '../integration/envtest.js';
+import { type Envtest, envtestBinaries } from '../landscape/envtest.js';
+import { serveUnixProxy, type UnixProxy } from './api-proxy.js';
 import { NODE_HOST_DIR, NodeBarriers } from './barriers.js';
+import { realNodeCache } from './cache.js';
+import type { Container } from './container.js';
+import { RealNode } from './real-node.js';
 import type { ShootForNodes } from './shoot.js';
 
 const STUBS = resolve(import.meta.dirname, '../../hack/real-node/stubs');

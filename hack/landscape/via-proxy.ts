@@ -1,6 +1,6 @@
 /** A client-node KubeConfig with the same credentials, talking to the API server through a proxy. */
 import { KubeConfig } from '@kubernetes/client-node';
-import type { FreezingProxy } from '../support/freezing-proxy.js';
+import type { FreezingProxy } from './freezing-proxy.js';
 
 export function viaProxy(kubeConfig: KubeConfig, proxy: FreezingProxy): KubeConfig {
   const kc = new KubeConfig();

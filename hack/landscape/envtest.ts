@@ -31,7 +31,7 @@ import {
 } from '../../charts/controller-manager/authorization-config.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { projectCacheDir, requireGo } from '../support/go-binary.js';
+import { projectCacheDir, requireGo } from '../prepare/go-binary.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CRD_DIR = join(ROOT, 'hack/crds');

@@ -12,18 +12,6 @@ import {
   shootClusterRole,
 } from '../../charts/controller-manager/controller-manager.js';
 import { runControllerManager } from '../../controllers/index.js';
-import {
-  type ClusterObject,
-  patchClusterShoot,
-  readCluster as readClusterObject,
-} from '../../hack/landscape/cluster-object.js';
-import {
-  controllerManagerSeedIdentity,
-  controllerManagerShootIdentity,
-} from '../../hack/landscape/controller-manager-identities.js';
-import { createObject } from '../../hack/landscape/create-object.js';
-import { exampleCluster } from '../../hack/landscape/example-cluster.js';
-import { fakePem, writeShootNamespaceSecrets } from '../../hack/landscape/shoot-namespace-secrets.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
@@ -33,7 +21,15 @@ import {
   decodeControllerManagerConfiguration,
 } from '../../seed/manager/config.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
+import { type ClusterObject, patchClusterShoot, readCluster as readClusterObject } from './cluster-object.js';
+import {
+  controllerManagerSeedIdentity,
+  controllerManagerShootIdentity,
+} from './controller-manager-identities.js';
+import { createObject } from './create-object.js';
 import type { Envtest } from './envtest.js';
+import { exampleCluster } from './example-cluster.js';
+import { fakePem, writeShootNamespaceSecrets } from './shoot-namespace-secrets.js';
 
 export const SELECTOR_LABEL = 'node-configuration.gardener.cloud/controller-manager';
 

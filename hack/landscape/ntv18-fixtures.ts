@@ -1,6 +1,6 @@
 /** The fixtures of node-side N-TV-18 (used by N-TV-19..21, N-TV-31), literally. */
-import type { OperatingSystemConfig, OscFile, OscUnit } from '../../../api/index.js';
-import { stringifyYaml } from '../../../api/index.js';
+import type { OperatingSystemConfig, OscFile, OscUnit } from '../../api/index.js';
+import { stringifyYaml } from '../../api/index.js';
 
 const inline = (path: string, data: string, permissions?: number, encoding: '' | 'b64' = ''): OscFile => ({
   path,

@@ -3,7 +3,7 @@
  * cache, so repeated runs and CI on the same machine reuse it. Without Go the caller fails with a
  * message that says how to get it: tests that need Go never skip silently.
  *
- * As a program (`node --import tsx test/support/go-binary.ts MODULE_DIR NAME`, a cold build of
+ * As a program (`node --import tsx hack/prepare/go-binary.ts MODULE_DIR NAME`, a cold build of
  * hack/prepare) it builds one and prints its directory as the last line on stdout.
  */
 import { execFileSync } from 'node:child_process';

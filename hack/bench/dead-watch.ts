@@ -3,7 +3,7 @@
  * noticed and re-opened with the default heartbeat, against a real kube-apiserver behind a proxy
  * that freezes connections; and how often the API server sends bookmarks on an idle watch (the
  * heartbeat the detection relies on). Real time throughout: about 6 minutes.
- * `npx tsx hack/bench/dead-watch.ts > hack/bench/dead-watch.out.txt`; `--quick` (one trial frozen
+ * `npx tsx hack/bench/dead-watch.ts > docs/benchmarks/dead-watch.out.txt`; `--quick` (one trial frozen
  * after 1 s, a 3 s heartbeat) takes about 20 seconds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -9,7 +9,7 @@
  * with a short window (max delay 60 s, settle 10 s, agent settle 1 s) so a run takes minutes.
  * Then the same decisions at the defaults (max delay 5 min, settle 60 s, agent settle 10 s) in
  * simulated time, with `decidePool` itself.
- * `npx tsx hack/bench/rollout.ts > hack/bench/rollout.out.txt` (about 10 minutes; `--model-only`:
+ * `npx tsx hack/bench/rollout.ts > docs/benchmarks/rollout.out.txt` (about 10 minutes; `--model-only`:
  * the simulated part alone, in seconds; `--quick`: 6 nodes, max delay 10 s, settle 2 s, about
  * 2 minutes).
  */

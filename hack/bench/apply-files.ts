@@ -7,7 +7,7 @@
  * apply; before the progress journal it grew with N (the whole plan rewritten after every step).
  * The systemd is the in-memory one, images are not used: only the applier's own cost is measured.
  *
- *   npx tsx hack/bench/apply-files.ts [--sizes 1000,5000,20000] [--quick] > hack/bench/apply-files.out.txt
+ *   npx tsx hack/bench/apply-files.ts [--sizes 1000,5000,20000] [--quick] > docs/benchmarks/apply-files.out.txt
  *
  * About 4 minutes at the defaults on a loaded 2-core machine; `--quick` (50 files) seconds, the
  * run test/hack/bench/quick-runs.test.ts makes. Steps, in

@@ -6,7 +6,7 @@
  * Each command runs `--runs` times, interleaved with the others so load drifts hit all alike;
  * the report gives the median and p90 wall time and the ratio of the medians to `node -e 0`.
  *
- *   npx tsx hack/bench/cli-start.ts [--runs 15] > hack/bench/cli-start.out.txt
+ *   npx tsx hack/bench/cli-start.ts [--runs 15] > docs/benchmarks/cli-start.out.txt
  *
  * About a minute at the defaults (plus the image executable's build when it is not cached);
  * `--quick` runs each command once.

@@ -3,7 +3,7 @@
  * noticed and re-opened with the default heartbeat, against a real kube-apiserver behind a proxy
  * that freezes connections; and how often the API server sends bookmarks on an idle watch (the
  * heartbeat the detection relies on). Real time throughout: about 6 minutes.
- * `npx tsx hack/bench/dead-watch.ts > hack/bench/dead-watch.out.txt`; `--quick` (one trial frozen
+ * `npx tsx hack/bench/dead-watch.ts > docs/benchmarks/dead-watch.out.txt`; `--quick` (one trial frozen
  * after 1 s, a 3 s heartbeat) takes about 20 seconds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,9 +12,9 @@ import { Informer } from '../../runtime/kube/informer.js';
 import { LineSplitter } from '../../runtime/kube/json-lines.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { DEFAULT_WATCH_HEARTBEAT_TIMEOUT_MS } from '../../runtime/kube/list-watch.js';
-import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
-import { viaProxy } from '../../test/integration/via-proxy.js';
-import { FreezingProxy } from '../../test/support/freezing-proxy.js';
+import { startEnvtest, stopAllEnvtests } from '../landscape/envtest.js';
+import { FreezingProxy } from '../landscape/freezing-proxy.js';
+import { viaProxy } from '../landscape/via-proxy.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const { values: flags, quick } = benchCommandLine({

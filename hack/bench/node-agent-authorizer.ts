@@ -6,7 +6,7 @@
  * average is reported with it); (2) what idle agents cost it behind a real kube-apiserver's
  * decision cache.
  * `npx tsx hack/bench/node-agent-authorizer.ts [--rounds 5] [--seconds 10] [--agents 5] [--idle 10m]
- *   > hack/bench/node-agent-authorizer.out.txt`
+ *   > docs/benchmarks/node-agent-authorizer.out.txt`
  * At the defaults the latency rounds take about 4 minutes and the idle window 10 more (about
  * 15 minutes in all); `--quick` (one round of 1 s per rate, one agent idle for 5 s) about 40 s.
  */
@@ -14,8 +14,8 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseGoDuration } from '../../api/index.js';
-import { servingCertificate } from '../../test/integration/csr-signer.js';
-import { stopAllEnvtests } from '../../test/integration/envtest.js';
+import { servingCertificate } from '../landscape/csr-signer.js';
+import { stopAllEnvtests } from '../landscape/envtest.js';
 import { measureIdle } from './node-agent-authorizer/idle.js';
 import { type LatencyResult, measureLatency, reviewMix } from './node-agent-authorizer/latency.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';

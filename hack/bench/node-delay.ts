@@ -4,7 +4,7 @@
  * longest same-zone run and the most restarts overlapping when each takes 5 s; our assignment
  * (controllers/node-delay) next to upstream's formula (index in the name-sorted list), on the same
  * event sequence in the same run. Seeded, so the figures repeat exactly (only timings vary).
- * `npx tsx hack/bench/node-delay.ts > hack/bench/node-delay.out.txt` (about a minute; `--quick`: 20
+ * `npx tsx hack/bench/node-delay.ts > docs/benchmarks/node-delay.out.txt` (about a minute; `--quick`: 20
  * nodes and 20 events per scenario, a few seconds).
  */
 import { upstreamDelays } from '../../api/index.js';

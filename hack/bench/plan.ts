@@ -3,7 +3,7 @@
  * kubelet `maxPods` changes, in one process (ms per pool, median of several rounds), next to a
  * calibration measured in the same run: rendering the same two shoots for the shoot side, which a
  * plan must do anyway. The ratio is what planning (the agent's planner, diffs, summaries) adds.
- * `npx tsx hack/bench/plan.ts > hack/bench/plan.out.txt` (about 40 seconds; `--quick`: 1 pool, one
+ * `npx tsx hack/bench/plan.ts > docs/benchmarks/plan.out.txt` (about 40 seconds; `--quick`: 1 pool, one
  * round, a few seconds).
  */
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Rendering cost: shoots with 1, 10 and 100 worker pools rendered in one process (milliseconds
  * per pool, median of several rounds; peak RSS), next to a calibration measured in the same run
  * (serialising the same objects as plain JSON), and the CLI's wall time on the example.
- * `npx tsx hack/bench/render.ts > hack/bench/render.out.txt` (about 30 seconds; `--quick`: 1 pool,
+ * `npx tsx hack/bench/render.ts > docs/benchmarks/render.out.txt` (about 30 seconds; `--quick`: 1 pool,
  * one round, a few seconds).
  */
 import { execFileSync } from 'node:child_process';

@@ -9,7 +9,7 @@
  * with a short window (max delay 60 s, settle 10 s, agent settle 1 s) so a run takes minutes.
  * Then the same decisions at the defaults (max delay 5 min, settle 60 s, agent settle 10 s) in
  * simulated time, with `decidePool` itself.
- * `npx tsx hack/bench/rollout.ts > hack/bench/rollout.out.txt` (about 10 minutes; `--model-only`:
+ * `npx tsx hack/bench/rollout.ts > docs/benchmarks/rollout.out.txt` (about 10 minutes; `--model-only`:
  * the simulated part alone, in seconds; `--quick`: 6 nodes, max delay 10 s, settle 2 s, about
  * 2 minutes).
  */
@@ -43,9 +43,10 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { RolloutSettingsSchema } from '../../seed/manager/config.js';
 import { runManager } from '../../seed/manager/run-manager.js';
-import { createShootFixture } from '../../test/integration/controller-manager-fixture.js';
-import { startEnvtest, stopAllEnvtests } from '../../test/integration/envtest.js';
-import { BAD_MAX_PODS, kubeletOsc } from '../../test/integration/rollout-fixture.js';
+import { createShootFixture } from '../landscape/controller-manager-fixture.js';
+import { startEnvtest, stopAllEnvtests } from '../landscape/envtest.js';
+import { BAD_MAX_PODS, kubeletOsc } from '../landscape/kubelet-osc.js';
+import { oscSecretObject } from '../landscape/osc-secret.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const { values: args, quick } = benchCommandLine({
@@ -114,15 +115,7 @@ async function measured(): Promise<Map<string, Outcome>> {
   let secretCreated = false;
   const setOsc = async (osc: OperatingSystemConfig) => {
     const yaml = stringifyYaml(osc);
-    const body = {
-      metadata: {
-        name: secretName,
-        namespace: 'kube-system',
-        labels: { 'gardener.cloud/role': 'operating-system-config', 'worker.gardener.cloud/pool': pool },
-        annotations: { 'checksum/data-script': sha256Hex(yaml) },
-      },
-      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-    };
+    const body = oscSecretObject({ name: secretName, oscYaml: yaml, pool });
     if (secretCreated)
       await core.replaceNamespacedSecret({ name: secretName, namespace: 'kube-system', body });
     else await core.createNamespacedSecret({ namespace: 'kube-system', body });

@@ -9,22 +9,21 @@
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
+import { ANNOTATION, stringifyYaml } from '../../api/index.js';
+import { CONTROLLER_MANAGER_NAME } from '../../charts/controller-manager/controller-manager.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import { type ClusterObject, patchClusterShoot, readCluster } from '../landscape/cluster-object.js';
 import {
-  ApiException,
-  CoordinationV1Api,
-  CoreV1Api,
-  type KubernetesObject,
-  KubernetesObjectApi,
-} from '@kubernetes/client-node';
-import { ANNOTATION, LABEL, parseYaml, stringifyYaml } from '../../api/index.js';
-import {
-  CONTROLLER_MANAGER_NAME,
-  clusterRoleBinding,
-  seedClusterRole,
-  shootClusterRole,
-} from '../../charts/controller-manager/controller-manager.js';
-import { type ClusterObject, patchClusterShoot, readCluster } from '../../test/integration/cluster-object.js';
-import type { Envtest } from '../../test/integration/envtest.js';
+  controllerManagerSeedIdentity,
+  controllerManagerShootIdentity,
+} from '../landscape/controller-manager-identities.js';
+import { createObject } from '../landscape/create-object.js';
+import type { Envtest } from '../landscape/envtest.js';
+import { exampleCluster } from '../landscape/example-cluster.js';
+import { fakePem, writeShootNamespaceSecrets } from '../landscape/shoot-namespace-secrets.js';
 import { type SupervisedProcess, startSupervised } from './processes.js';
 import { Interrupted, sleep } from './wait.js';
 
@@ -72,17 +71,6 @@ export interface ControllerManager {
   stop(): Promise<void>;
 }
 
-const b64 = (s: string) => Buffer.from(s).toString('base64');
-const fakePem = (s: string) => `-----BEGIN CERTIFICATE-----\n${b64(s)}\n-----END CERTIFICATE-----\n`;
-
-async function createIgnoringConflict(api: KubernetesObjectApi, object: KubernetesObject): Promise<void> {
-  try {
-    await api.create(object);
-  } catch (e) {
-    if (!(e instanceof ApiException && e.code === 409)) throw e;
-  }
-}
-
 /** Where the controller-manager serves the node agent authorizer. */
 export interface AuthorizerEndpoint {
   readonly bindAddress: string;
@@ -94,8 +82,7 @@ export interface AuthorizerEndpoint {
 
 /** The shoot namespace in the seed of examples/cluster.yaml (the Cluster's name). */
 export function exampleShootNamespace(): string {
-  const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as ClusterObject;
-  return raw.metadata?.name ?? 'shoot--dev--demo';
+  return exampleCluster().metadata?.name ?? 'shoot--dev--demo';
 }
 
 export async function setUpLandscape(o: {
@@ -107,76 +94,63 @@ export async function setUpLandscape(o: {
 }): Promise<Landscape> {
   const { seed, shoot, workDir } = o;
   const seedObjects = KubernetesObjectApi.makeApiClient(seed.kubeConfig);
-  const shootObjects = KubernetesObjectApi.makeApiClient(shoot.kubeConfig);
   const seedCore = seed.kubeConfig.makeApiClient(CoreV1Api);
   const shootCore = shoot.kubeConfig.makeApiClient(CoreV1Api);
-  const raw = parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as ClusterObject;
   const namespace = exampleShootNamespace();
-  for (const ns of [namespace, CM_NAMESPACE])
-    await createIgnoringConflict(seedObjects, {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
+  const seedHttp = new KubeHttp(seed.kubeConfig);
+  const shootHttp = new KubeHttp(shoot.kubeConfig);
+  const seedAdmin = new KubeClient(seedHttp);
+  const shootAdmin = new KubeClient(shootHttp);
+  // the demo may set up again on API servers that hold an earlier run's landscape
+  const keepExisting = true;
+  const seedKubeconfig = join(workDir, 'controller-manager', 'seed.kubeconfig');
+  const shootCaFile = join(workDir, 'shoot-ca.crt');
+  try {
+    for (const ns of [namespace, CM_NAMESPACE])
+      await createObject(seedAdmin, RESOURCE.namespace, { metadata: { name: ns } }, { keepExisting });
+
+    const seedIdentity = await controllerManagerSeedIdentity(seed, seedAdmin, {
+      namespace: CM_NAMESPACE,
+      expirationSeconds: 4 * 3600,
+      keepExisting,
+    });
+    writeFileSync(seedKubeconfig, seedIdentity.kubeConfig.exportConfig(), { mode: 0o600 });
+    const shootIdentity = await controllerManagerShootIdentity(shoot, shootAdmin, {
+      applyMode: 'direct',
+      serviceAccount: `${CONTROLLER_MANAGER_NAME}-shoot-access`,
+      expirationSeconds: 4 * 3600,
+      keepExisting,
     });
 
-  // the controller-manager's identity in the seed: exactly its chart's ClusterRole
-  const role = seedClusterRole(CONTROLLER_MANAGER_NAME) as KubernetesObject;
-  await createIgnoringConflict(seedObjects, role);
-  await createIgnoringConflict(
-    seedObjects,
-    clusterRoleBinding(CONTROLLER_MANAGER_NAME, { name: CONTROLLER_MANAGER_NAME, namespace: CM_NAMESPACE }),
-  );
-  const seedIdentity = await seed.kubeConfigForServiceAccount(
-    CM_NAMESPACE,
-    CONTROLLER_MANAGER_NAME,
-    4 * 3600,
-  );
-  const seedKubeconfig = join(workDir, 'controller-manager', 'seed.kubeconfig');
-  writeFileSync(seedKubeconfig, seedIdentity.exportConfig(), { mode: 0o600 });
+    // the cluster CA is the shoot API server's real one
+    const shootCa = Buffer.from(shoot.kubeConfig.getCurrentCluster()?.caData ?? '', 'base64').toString(
+      'utf8',
+    );
+    writeFileSync(shootCaFile, shootCa);
+    await writeShootNamespaceSecrets(
+      seedAdmin,
+      namespace,
+      {
+        suffix: 'demo',
+        shootKubeconfig: shootIdentity.kubeConfig.exportConfig(),
+        clusterCaPem: shootCa,
+        kubeletCaPem: fakePem('demo kubelet CA'),
+        sshPublicKey: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDdemo demo-key',
+      },
+      { keepExisting },
+    );
 
-  // the shoot identity of gardener-internal: the documented minimum shoot role of direct mode
-  const shootRole = shootClusterRole('direct') as KubernetesObject;
-  const shootRoleName = shootRole.metadata?.name ?? '';
-  const shootSa = `${CONTROLLER_MANAGER_NAME}-shoot-access`;
-  await createIgnoringConflict(shootObjects, shootRole);
-  await createIgnoringConflict(
-    shootObjects,
-    clusterRoleBinding(shootRoleName, { name: shootSa, namespace: 'kube-system' }),
-  );
-  const shootIdentity = await shoot.kubeConfigForServiceAccount('kube-system', shootSa, 4 * 3600);
-
-  // what gardenlet's secrets manager leaves in the shoot namespace; the cluster CA is the real one
-  const shootCa = Buffer.from(shoot.kubeConfig.getCurrentCluster()?.caData ?? '', 'base64').toString('utf8');
-  const shootCaFile = join(workDir, 'shoot-ca.crt');
-  writeFileSync(shootCaFile, shootCa);
-  const sm = { [LABEL.secretsManagedBy]: 'secrets-manager', [LABEL.secretsManagerIdentity]: 'gardenlet' };
-  const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
-    createIgnoringConflict(seedObjects, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name, namespace, labels },
-      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
-    } as KubernetesObject);
-  await secret('gardener-internal', {}, { kubeconfig: shootIdentity.exportConfig() });
-  await secret('ca-bundle-demo', { ...sm, [LABEL.secretsBundleFor]: 'ca' }, { 'bundle.crt': shootCa });
-  await secret(
-    'ca-kubelet-bundle-demo',
-    { ...sm, [LABEL.secretsBundleFor]: 'ca-kubelet' },
-    { 'bundle.crt': fakePem('demo kubelet CA') },
-  );
-  await secret(
-    'ssh-keypair-demo',
-    { ...sm, [LABEL.secretsName]: 'ssh-keypair' },
-    { id_rsa: 'private', 'id_rsa.pub': 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDdemo demo-key' },
-  );
-
-  // the Cluster, opted in by label, with the demo's max delay on the embedded shoot
-  raw.metadata = { name: namespace, labels: { [SELECTOR_LABEL]: SELECTOR_VALUE } };
-  raw.spec.shoot.metadata.annotations = {
-    ...raw.spec.shoot.metadata.annotations,
-    [ANNOTATION.maxDelaySeconds]: String(o.maxDelaySeconds),
-  };
-  await createIgnoringConflict(seedObjects, raw);
+    // the Cluster, opted in by label, with the demo's max delay on the embedded shoot
+    const raw = exampleCluster();
+    raw.metadata = { name: namespace, labels: { [SELECTOR_LABEL]: SELECTOR_VALUE } };
+    raw.spec.shoot.metadata.annotations = {
+      ...raw.spec.shoot.metadata.annotations,
+      [ANNOTATION.maxDelaySeconds]: String(o.maxDelaySeconds),
+    };
+    await createObject(seedAdmin, RESOURCE.cluster, raw, { keepExisting });
+  } finally {
+    await Promise.all([seedHttp.close(), shootHttp.close()]);
+  }
 
   const cluster = () => readCluster(seedObjects, namespace);
 

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { envtestBinaries } from '../../test/integration/envtest.js';
+import { envtestBinaries } from '../landscape/envtest.js';
 
 export interface Exit {
   readonly code: number | null;

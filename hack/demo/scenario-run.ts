@@ -8,16 +8,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ANNOTATION, UNIT } from '../../api/index.js';
-import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { type CsrSigner, servingCertificate, startCsrSigner } from '../../test/integration/csr-signer.js';
-import {
-  type Envtest,
-  freePort,
-  requireClusterScopedWrites,
-  startEnvtest,
-} from '../../test/integration/envtest.js';
 import { bundleNodeAgent } from '../build-node-agent.js';
+import { authorizerEndpoint } from '../landscape/authorizer-endpoint.js';
+import { type CsrSigner, startCsrSigner } from '../landscape/csr-signer.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../landscape/envtest.js';
 import {
   type ControllerManager,
   exampleShootNamespace,
@@ -132,23 +127,16 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
     const id = Math.random().toString(36).slice(2, 8);
     // the shoot's kube-apiserver asks the controller-manager's authorizer about node agents, and
     // NodeRestriction limits the kubelets, as on a landscape with per-node identities
-    const tls = servingCertificate(workDir);
-    const authorizer = {
-      bindAddress: '127.0.0.1',
-      port: await freePort(),
-      certFile: tls.certFile,
-      keyFile: tls.keyFile,
-      tokenKeyFile: tls.tokenKeyFile,
-    };
+    const endpoint = await authorizerEndpoint({
+      shootNamespace: exampleShootNamespace(),
+      parentDir: workDir,
+    });
+    const authorizer = endpoint.serving;
     res.envtests.push(
       startEnvtest({ name: `demo-${id}-seed` }),
       startEnvtest({
         name: `demo-${id}-shoot`,
-        nodeAgentAuthorizer: {
-          url: authorizerUrl(`https://127.0.0.1:${authorizer.port}`, exampleShootNamespace()),
-          caPem: tls.caPem,
-          token: tls.callerToken(exampleShootNamespace()),
-        },
+        ...endpoint.envtest,
         admissionPlugins: ['NodeRestriction'],
       }),
     );

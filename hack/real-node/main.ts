@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ANNOTATION, sha256Hex } from '../../api/index.js';
-import { startEnvtest } from '../../test/integration/envtest.js';
-import { provisionNode } from '../../test/real-node/node-under-test.js';
-import { setUpShoot } from '../../test/real-node/shoot.js';
 import { buildNodeAgent } from '../build-node-agent.js';
+import { startEnvtest } from '../landscape/envtest.js';
 import { realNodeCache } from './cache.js';
+import { provisionNode } from './node-under-test.js';
 import { NODE_NAME_PATTERN } from './root-guard.js';
 import { reapStaleNodes } from './runs.js';
+import { setUpShoot } from './shoot.js';
 
 const USAGE = `usage: npm run real-node -- [--name real-node-NAME]
 

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseYaml, stringifyYaml } from '../../api/yaml/codec.js';
 import { goYamlKeyLess } from '../../api/yaml/go-yaml-key-order.js';
-import { buildGoBinary } from '../support/go-binary.js';
+import { buildGoBinary } from '../../hack/prepare/go-binary.js';
 
 const CHARS = [
   ...'abcXYZ019_-.:#/',

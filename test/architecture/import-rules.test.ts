@@ -99,14 +99,24 @@ const NODE_AGENT_PURE = [
 
 const isPureNodeAgent = (file: string) => NODE_AGENT_PURE.some((p) => relative(ROOT, file).startsWith(p));
 
-function sourceFiles(dir: string): string[] {
+function sourceFiles(dir: string, extensions: readonly string[] = ['.ts']): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'dist') return [];
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
+    if (statSync(path).isDirectory()) return sourceFiles(path, extensions);
+    return extensions.some((e) => path.endsWith(e)) ? [path] : [];
   });
+}
+
+/**
+ * Tooling and tests: test/ may import hack/ (it tests the tools, and shares their landscape in
+ * hack/landscape/), hack/ never imports test/, so a tool runs from a checkout without its tests.
+ */
+function hackImportsOfTest(file: string, specs: readonly string[]): string[] {
+  return specs
+    .filter((spec) => spec.startsWith('.') && layerOf(resolve(dirname(file), spec)) === 'test')
+    .map((spec) => `${relative(ROOT, file)} imports ${spec}`);
 }
 
 const IMPORT =
@@ -246,6 +256,13 @@ describe('architecture', () => {
     ).to.equal(false);
   });
 
+  it('hack/ imports nothing from test/ (test/ may import hack/)', () => {
+    const hack = sourceFiles(join(ROOT, 'hack'), ['.ts', '.mts', '.mjs']);
+    expect(hack.map((f) => relative(ROOT, f))).to.include('hack/landscape/envtest.ts');
+    const violations = hack.flatMap((file) => hackImportsOfTest(file, importsOf(readFileSync(file, 'utf8'))));
+    expect(violations).to.deep.equal([]);
+  });
+
   it('detects a violation (the check can fail)', () => {
     expect(
       importsOf("import { x } from '../components/kubelet.js';\nconst y = await import('../charts/a.js');"),
@@ -256,5 +273,8 @@ describe('architecture', () => {
     expect(subFolderViolations(controller, ['../operatingsystemconfig/reconciler.js'])).to.have.length(1);
     expect(subFolderViolations(controller, ['../../seed/manager/config.js', './state.js'])).to.deep.equal([]);
     expect(subFolderViolations(join(ROOT, 'seed/kube/a.ts'), ['../manager/config.js'])).to.have.length(1);
+    const bench = join(ROOT, 'hack/bench/a.ts');
+    expect(hackImportsOfTest(bench, ['../../test/support/eventually.js'])).to.have.length(1);
+    expect(hackImportsOfTest(bench, ['../landscape/envtest.js', '../../api/index.js'])).to.deep.equal([]);
   });
 });

@@ -14,8 +14,8 @@ import { controllerRegistrationObjects } from '../../charts/controller-manager/c
 import { chartArchive } from '../../charts/controller-manager/helm-chart.js';
 import { loadControllerManagerConfiguration } from '../../cli/controller-manager-command.js';
 import { podConfiguration } from '../../cli/manifests-command.js';
+import { buildGoBinary } from '../../hack/prepare/go-binary.js';
 import { parseControllerManagerConfiguration } from '../../seed/manager/config.js';
-import { buildGoBinary } from '../support/go-binary.js';
 import { ROOT } from '../support/package-build.js';
 
 const NAMESPACE = 'extension-gardener-osc-x7k2p';

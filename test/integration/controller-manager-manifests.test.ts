@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import { Agent, request } from 'undici';
 import { parseYaml } from '../../api/index.js';
 import { manifests } from '../../cli/manifests-command.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
 import { ROOT } from '../support/package-build.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const NAMESPACE = 'gardener-osc-restricted';
 const RESOURCES: Record<string, { path: string; namespaced: boolean }> = {

@@ -3,14 +3,19 @@
  * on a Cluster before is read back from the Cluster's events, not reported again.
  */
 import { expect } from 'chai';
+import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
+import {
+  type Envtest,
+  readAuditEvents,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { clusterEventsSelector } from '../../seed/manager/context.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
-import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 interface WireEvent {
   metadata: { name: string };

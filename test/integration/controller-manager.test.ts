@@ -32,12 +32,21 @@ import {
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { CLUSTER_FINALIZER } from '../../controllers/operatingsystemconfig/decide.js';
+import {
+  createShootFixture,
+  SELECTOR_LABEL,
+  type ShootFixture,
+} from '../../hack/landscape/controller-manager-fixture.js';
+import {
+  type Envtest,
+  readAuditEvents,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
-import { createShootFixture, SELECTOR_LABEL, type ShootFixture } from './controller-manager-fixture.js';
-import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -11,6 +11,12 @@ import { expect } from 'chai';
 import { decodeCluster, parseRfc3339, parseYaml } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
 import { RenderValuesSchema } from '../../charts/values/render-values.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { resourceOf } from '../../runtime/kube/resource.js';
@@ -23,7 +29,6 @@ import {
   type SetObject,
 } from '../../seed/direct-apply/index.js';
 import { kindOf } from '../../seed/direct-apply/object-set.js';
-import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 const label = (set: string) => `set.node-configuration.gardener.cloud/${set}`;

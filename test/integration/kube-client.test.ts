@@ -14,6 +14,12 @@ import tls from 'node:tls';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { stringifyYaml } from '../../api/index.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  readAuditEvents,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { FakeClock } from '../../runtime/clock.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
@@ -23,7 +29,6 @@ import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { eventually } from '../support/eventually.js';
-import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
 
 describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver', function () {
   this.timeout(120_000);

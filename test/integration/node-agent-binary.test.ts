@@ -12,10 +12,10 @@ import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { PATH, sha256Hex, stringifyYaml } from '../../api/index.js';
 import { BINARY_NAME, buildNodeAgent } from '../../hack/build-node-agent.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
-import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('the gardener-node-agent single executable against a real API server', function () {

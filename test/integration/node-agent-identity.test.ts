@@ -22,6 +22,9 @@ import {
   readOscSecret,
 } from '../../api/index.js';
 import { runControllerManager } from '../../controllers/index.js';
+import { createBootstrapToken } from '../../hack/landscape/csr-signer.js';
+import { freePort } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
 import { addCertificateController } from '../../node-agent/controllers/certificate/add.js';
 import { requestNodeAgentCertificate } from '../../node-agent/identity/certificate-request.js';
@@ -37,10 +40,7 @@ import { KubeconfigFileAccess } from '../../runtime/kube/kubeconfig-file.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { eventually } from '../support/eventually.js';
-import { createBootstrapToken } from './csr-signer.js';
-import { freePort } from './envtest.js';
 import { type NodeIdentityLandscape, nodeIdentityLandscape } from './node-identity-landscape.js';
 
 const SELF_SUBJECT_REVIEW = '/apis/authentication.k8s.io/v1/selfsubjectreviews';

@@ -1,6 +1,6 @@
 /** What an agent under test needs in the shoot: its OSC secret (with the checksum) and its Node. */
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { sha256Hex } from '../../api/index.js';
+import { oscSecretObject } from '../../hack/landscape/osc-secret.js';
 
 export async function createOscSecretAndNode(
   core: CoreV1Api,
@@ -8,10 +8,7 @@ export async function createOscSecretAndNode(
 ): Promise<void> {
   await core.createNamespacedSecret({
     namespace: 'kube-system',
-    body: {
-      metadata: { name: o.secretName, annotations: { 'checksum/data-script': sha256Hex(o.oscYaml) } },
-      data: { 'osc.yaml': Buffer.from(o.oscYaml).toString('base64') },
-    },
+    body: oscSecretObject({ name: o.secretName, oscYaml: o.oscYaml }),
   });
   await core.createNode({
     body: { metadata: { name: o.nodeName, labels: { 'kubernetes.io/hostname': o.nodeName } } },

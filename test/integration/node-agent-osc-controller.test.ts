@@ -10,6 +10,8 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
@@ -17,9 +19,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 function secretBody(name: string, osc: OperatingSystemConfig, extraAnnotations: Record<string, string> = {}) {
   const yaml = yamlOf(osc);

@@ -18,6 +18,10 @@ import {
   readApplyReport,
   sha256Hex,
 } from '../../api/index.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { BAD_MAX_PODS, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
@@ -27,11 +31,7 @@ import { readSystemdFaults } from '../../node-agent/systemd/systemd-faults.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-import { BAD_MAX_PODS, kubeletOsc } from './rollout-fixture.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

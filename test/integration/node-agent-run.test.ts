@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { startFakeKubelet } from '../node-agent/support/fake-kubelet.js';
-import { IMAGE_FILES, oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('gardener-node-agent run against a real API server', function () {

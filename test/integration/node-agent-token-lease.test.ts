@@ -4,12 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import {
+  type Envtest,
+  readAuditEvents,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { addLeaseController } from '../../node-agent/controllers/lease/add.js';
 import { addTokenController } from '../../node-agent/controllers/token/add.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { eventually } from '../support/eventually.js';
-import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const tokenSecret = (name: string, token: string) => ({
   metadata: { name, namespace: 'kube-system' },

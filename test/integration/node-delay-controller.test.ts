@@ -21,6 +21,12 @@ import {
 import { addNodeDelayController, type RunningNodeDelayController } from '../../controllers/node-delay/add.js';
 import { sameZoneNeighbours, smallestGap } from '../../controllers/node-delay/measures.js';
 import { nodeDelayMetrics } from '../../controllers/node-delay/metrics.js';
+import {
+  type Envtest,
+  readAuditEvents,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
@@ -28,7 +34,6 @@ import { runtimeMetrics } from '../../runtime/metrics.js';
 import type { ProcessContext } from '../../seed/manager/context.js';
 import { shootContext } from '../../seed/manager/shoots.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { type Envtest, readAuditEvents, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const KEY = 'node-agent.gardener.cloud/reconciliation-delay';
 const ZONE = 'topology.kubernetes.io/zone';

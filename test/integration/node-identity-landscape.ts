@@ -11,16 +11,16 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { LABEL, LABEL_VALUE, NODE_AGENT_GROUP, nodeAgentUserName } from '../../api/index.js';
-import { authorizerUrl } from '../../charts/controller-manager/authorization-config.js';
+import { authorizerEndpoint } from '../../hack/landscape/authorizer-endpoint.js';
+import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
+import { type CsrSigner, type ServingCertificate, startCsrSigner } from '../../hack/landscape/csr-signer.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
 import { eventually } from '../support/eventually.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
-import { type CsrSigner, type ServingCertificate, servingCertificate, startCsrSigner } from './csr-signer.js';
-import { type Envtest, freePort, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 export interface NodeIdentityLandscape {
   readonly seed: Envtest;
@@ -38,18 +38,14 @@ let cleanUp: (() => Promise<void>) | undefined;
 
 async function start(): Promise<NodeIdentityLandscape> {
   const id = randomBytes(3).toString('hex');
-  const tls = servingCertificate();
-  const port = await freePort();
+  const endpoint = await authorizerEndpoint({ shootNamespace: `shoot--it--${id}` });
+  const { tls } = endpoint;
   // a seed of its own: its controller-manager runs for the whole test run, and on a shared seed it
   // would hand over (remove the finalizer of) every Cluster another suite's controller-manager selects
   const seed = await startEnvtest({ name: 'seed-node-identity' });
   const shoot = await startEnvtest({
     name: 'shoot-node-identity',
-    nodeAgentAuthorizer: {
-      url: authorizerUrl(`https://127.0.0.1:${port}`, `shoot--it--${id}`),
-      caPem: tls.caPem,
-      token: tls.callerToken(`shoot--it--${id}`),
-    },
+    ...endpoint.envtest,
     admissionPlugins: ['NodeRestriction'],
   });
   requireClusterScopedWrites(shoot);
@@ -62,16 +58,7 @@ async function start(): Promise<NodeIdentityLandscape> {
   };
   const manager = await fixture.start(
     fixture.config({
-      nodeAgent: {
-        identity: 'node',
-        authorizer: {
-          bindAddress: '127.0.0.1',
-          port,
-          certFile: tls.certFile,
-          keyFile: tls.keyFile,
-          tokenKeyFile: tls.tokenKeyFile,
-        },
-      },
+      nodeAgent: { identity: 'node', authorizer: endpoint.serving },
     }),
   );
   // the controller-manager renders and applies every pool's OSC secret into the shoot

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { stringifyYaml } from '../../api/index.js';
+import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
+import { requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
 import { eventually, eventuallyPasses } from '../support/eventually.js';
 import { installedPackage, plainEnv, runPlain } from '../support/installed-package.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
-import { requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 describe('the installed npm package against seed and shoot API servers', function () {
   this.timeout(300_000);

@@ -12,15 +12,13 @@ import { CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { LABEL, PATH, parseGoDuration } from '../../api/index.js';
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
-import { obtainNodeIdentity } from '../../node-agent/identity/obtain-identity.js';
-import { KubeClient } from '../../runtime/kube/kube-client.js';
-import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { KubeconfigFileAccess } from '../../runtime/kube/kubeconfig-file.js';
-import { RestConfig } from '../../runtime/kube/rest-config.js';
-import { silentLogger } from '../../runtime/logging.js';
-import { createBootstrapToken } from './csr-signer.js';
-import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-import { nodeIdentityLandscape } from './node-identity-landscape.js';
+import { createBootstrapToken } from '../../hack/landscape/csr-signer.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import {
   formatMatrix,
   MATRIX_ROWS,
@@ -28,7 +26,14 @@ import {
   type MatrixTarget,
   type Outcome,
   runMatrix,
-} from './permission-matrix.js';
+} from '../../hack/landscape/permission-matrix.js';
+import { obtainNodeIdentity } from '../../node-agent/identity/obtain-identity.js';
+import { KubeClient } from '../../runtime/kube/kube-client.js';
+import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import { KubeconfigFileAccess } from '../../runtime/kube/kubeconfig-file.js';
+import { RestConfig } from '../../runtime/kube/rest-config.js';
+import { silentLogger } from '../../runtime/logging.js';
+import { nodeIdentityLandscape } from './node-identity-landscape.js';
 
 const A = 'allowed';
 const Z = 'denied (authorization)';

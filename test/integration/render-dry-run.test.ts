@@ -5,7 +5,7 @@
 import { ApiException, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
 
 async function dryRunApply(env: Envtest, objects: Record<string, unknown>[]): Promise<string[]> {
   const api = KubernetesObjectApi.makeApiClient(env.kubeConfig);

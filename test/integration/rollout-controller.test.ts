@@ -9,10 +9,11 @@
 import { expect } from 'chai';
 import { PERMITTED_CHECKSUM_ANNOTATION, ROLLOUT_CLUSTER_ANNOTATION } from '../../api/index.js';
 import { rolloutStatus } from '../../cli/rollout-command.js';
+import { SELECTOR_LABEL } from '../../hack/landscape/controller-manager-fixture.js';
+import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { BAD_MAX_PODS, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { SELECTOR_LABEL } from './controller-manager-fixture.js';
-import { type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
-import { BAD_MAX_PODS, kubeletOsc, RolloutLandscape } from './rollout-fixture.js';
+import { RolloutLandscape } from './rollout-fixture.js';
 
 const SETTLE_MS = 2000;
 const ROLLOUT = { settleTime: '2s', checkInterval: '500ms', maxPerWave: '100%' };

@@ -19,13 +19,18 @@ import { rolloutMetrics } from '../../controllers/rollout/metrics.js';
 import type { NodeObject } from '../../controllers/rollout/observe.js';
 import { RolloutReconciler } from '../../controllers/rollout/reconciler.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { SETTINGS } from '../controllers/support/rollout-pool.js';
-import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 
 const T0 = 'a'.repeat(64);
 const T1 = 'b'.repeat(64);

@@ -26,48 +26,17 @@ import {
 } from '../../api/index.js';
 import { addRolloutController } from '../../controllers/rollout/add.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
+import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
+import type { Envtest } from '../../hack/landscape/envtest.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { BAD_MAX_PODS, KUBELET_CONFIG, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
+import { oscSecretObject } from '../../hack/landscape/osc-secret.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { createShootFixture, type ShootFixture } from './controller-manager-fixture.js';
-import type { Envtest } from './envtest.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const KUBELET_CONFIG = '/var/lib/kubelet/config/kubelet';
 const KUBERNETES_VERSION = '1.30.2';
-
-/** A reconcile OSC that runs a kubelet with this maxPods: the content the tests roll out. */
-export function kubeletOsc(maxPods: number): OperatingSystemConfig {
-  return {
-    apiVersion: 'extensions.gardener.cloud/v1alpha1',
-    kind: 'OperatingSystemConfig',
-    metadata: { name: 'osc', namespace: 'shoot--it--rollout' },
-    spec: {
-      type: 'local',
-      purpose: 'reconcile',
-      files: [
-        {
-          path: KUBELET_CONFIG,
-          permissions: 0o644,
-          content: { inline: { encoding: '', data: `maxPods: ${maxPods}\n` } },
-        },
-      ],
-      units: [
-        {
-          name: 'kubelet.service',
-          enable: true,
-          command: 'start',
-          content: '[Service]\nExecStart=/opt/bin/kubelet\n',
-          filePaths: [KUBELET_CONFIG],
-        },
-      ],
-    },
-  } as OperatingSystemConfig;
-}
-
-/** The bad value: a kubelet with it does not stay up (the injected fault). */
-export const BAD_MAX_PODS = 999;
 
 export interface AgentNode {
   readonly name: string;
@@ -141,15 +110,7 @@ export class RolloutLandscape {
   async setOsc(pool: string, osc: OperatingSystemConfig): Promise<string> {
     const yaml = stringifyYaml(osc);
     const checksum = sha256Hex(yaml);
-    const body = {
-      metadata: {
-        name: this.secretName(pool),
-        namespace: 'kube-system',
-        labels: { 'gardener.cloud/role': 'operating-system-config', 'worker.gardener.cloud/pool': pool },
-        annotations: { 'checksum/data-script': checksum },
-      },
-      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-    };
+    const body = oscSecretObject({ name: this.secretName(pool), oscYaml: yaml, pool });
     if (this.secrets.has(pool))
       await this.core.replaceNamespacedSecret({
         name: this.secretName(pool),

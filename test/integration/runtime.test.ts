@@ -14,6 +14,13 @@ import {
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import {
+  createTestNamespace,
+  type Envtest,
+  envtestBinaries,
+  readAuditEvents,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -21,13 +28,6 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { eventually, sleep } from '../support/eventually.js';
-import {
-  createTestNamespace,
-  type Envtest,
-  envtestBinaries,
-  readAuditEvents,
-  startEnvtest,
-} from './envtest.js';
 
 function secret(namespace: string, name: string, data: Record<string, string> = {}): V1Secret {
   return {

@@ -16,6 +16,12 @@ import {
   type RunningTokenLabelsController,
 } from '../../controllers/token-labels/add.js';
 import { tokenLabelsMetrics } from '../../controllers/token-labels/metrics.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  readAuditEvents,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -25,7 +31,6 @@ import type { ProcessContext } from '../../seed/manager/context.js';
 import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
 import { shootContext } from '../../seed/manager/shoots.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { createTestNamespace, type Envtest, readAuditEvents, startEnvtest } from './envtest.js';
 
 const ROLE = 'gardener.cloud/role';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -14,6 +14,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { parseRfc3339, shootAccessSecret } from '../../api/index.js';
 import { type RunningTokenRequestor, startTokenRequestor } from '../../controllers/token-requestor/index.js';
+import { createTestNamespace, type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -22,7 +23,6 @@ import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { createTestNamespace, type Envtest, startEnvtest } from './envtest.js';
 
 const RENEW = 'serviceaccount.resources.gardener.cloud/token-renew-timestamp';
 const H = 3600 * 1000;

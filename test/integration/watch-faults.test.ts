@@ -11,18 +11,23 @@ import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { runControllerManager } from '../../controllers/index.js';
+import {
+  createTestNamespace,
+  type Envtest,
+  requireClusterScopedWrites,
+  startEnvtest,
+} from '../../hack/landscape/envtest.js';
+import { FreezingProxy } from '../../hack/landscape/freezing-proxy.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
+import { viaProxy } from '../../hack/landscape/via-proxy.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { WATCH_HEARTBEAT_TIMEOUT_ENV } from '../../runtime/kube/list-watch.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { decodeControllerManagerConfiguration } from '../../seed/manager/config.js';
-import { writeImages } from '../node-agent/support/apply-fixture.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { FreezingProxy } from '../support/freezing-proxy.js';
-import { createTestNamespace, type Envtest, requireClusterScopedWrites, startEnvtest } from './envtest.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
-import { viaProxy } from './via-proxy.js';
 
 async function readyz(url: string): Promise<{ status: number; body: string }> {
   const r = await fetch(`${url}/readyz`);

@@ -26,13 +26,13 @@ import {
 import { buildNodeAgentImage, MEDIA_TYPE, ociImage, sha256 } from '../../hack/build-node-agent-image.js';
 import { EM_AARCH64, EM_X86_64, readElf } from '../../hack/elf.js';
 import { debRoot } from '../../hack/image-runtime.js';
+import { writeImages } from '../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { parseRecording } from '../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
 import { untar } from '../support/tar-read.js';
-import { writeImages } from './support/apply-fixture.js';
 import { type CliResult, runCli } from './support/cli-run.js';
 import { snapshotTree, useTempDirs } from './support/harness.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from './support/ntv18-fixtures.js';
 
 /** Runs `binary` with an empty environment (plus the refuse-host-root guard) in `cwd`. */
 function runAlone(binary: string, args: string[], cwd: string): CliResult {

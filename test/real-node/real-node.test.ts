@@ -19,10 +19,13 @@ import {
   stringifyYaml,
 } from '../../api/index.js';
 import { buildNodeAgent } from '../../hack/build-node-agent.js';
+import { type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
+import { AGENT_BARRIERS_ENV, applyPoint, unitStop } from '../../hack/real-node/barriers.js';
 import { realNodeCache } from '../../hack/real-node/cache.js';
 import type { Container } from '../../hack/real-node/container.js';
+import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
 import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { type Envtest, startEnvtest } from '../integration/envtest.js';
+import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
 import { eventually, sleep } from '../support/eventually.js';
 import {
   AGENT_UNIT,
@@ -34,11 +37,8 @@ import {
   killAgentHeldAt,
   runningJobs,
 } from './agent-probes.js';
-import { AGENT_BARRIERS_ENV, applyPoint, unitStop } from './barriers.js';
 import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
-import { type NodeUnderTest, provisionNode } from './node-under-test.js';
 import { appendToFile, decodeOsc, unitNames, withMaxPods, withoutUnits, withUnit } from './osc-edits.js';
-import { type ShootForNodes, setUpShoot } from './shoot.js';
 import {
   jobStartsPerUnit,
   journalCursor,

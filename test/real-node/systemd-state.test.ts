@@ -5,10 +5,10 @@
  */
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { envtestBinaries } from '../../hack/landscape/envtest.js';
 import { realNodeCache } from '../../hack/real-node/cache.js';
 import type { Container } from '../../hack/real-node/container.js';
 import { RealNode } from '../../hack/real-node/real-node.js';
-import { envtestBinaries } from '../integration/envtest.js';
 import { sleep } from '../support/eventually.js';
 import { jobStartsPerUnit, journalCursor, parseUtcTimestamp, unitStartsSince } from './systemd-state.js';
 

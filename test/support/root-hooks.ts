@@ -1,7 +1,8 @@
 /** Root hooks of every mocha run: servers and oracles started by suites stop when the run ends. */
+
+import { stopAllEnvtests } from '../../hack/landscape/envtest.js';
 import { stopOracle } from '../compat/support/oracle.js';
 import { stopOracle150 } from '../compat/support/oracle-150.js';
-import { stopAllEnvtests } from '../integration/envtest.js';
 import { stopNodeIdentityLandscape } from '../integration/node-identity-landscape.js';
 
 export const mochaHooks = {

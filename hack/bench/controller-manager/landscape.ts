@@ -5,22 +5,20 @@
  * secrets, its own `gardener-internal` (a shoot ServiceAccount bound to the documented shoot role)
  * and a copy of examples/cluster.yaml as its Cluster.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseYaml } from '../../../api/index.js';
-import {
-  CONTROLLER_MANAGER_NAME,
-  clusterRoleBinding,
-  seedClusterRole,
-  shootClusterRole,
-} from '../../../charts/controller-manager/controller-manager.js';
 import { delayWindow, planNodeDelays } from '../../../controllers/node-delay/decide.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
-import { type Envtest, startEnvtest } from '../../../test/integration/envtest.js';
+import {
+  bindShootRole,
+  controllerManagerSeedIdentity,
+} from '../../landscape/controller-manager-identities.js';
+import { type Envtest, startEnvtest } from '../../landscape/envtest.js';
+import { exampleCluster } from '../../landscape/example-cluster.js';
+import { fakePem, writeShootNamespaceSecrets } from '../../landscape/shoot-namespace-secrets.js';
 import { AuditLog } from '../support/audit.js';
-import { ROOT } from '../support/revision.js';
 import { type Cleanups, progress } from '../support/run.js';
 import { MANAGER_NAMESPACE, NODES_PER_POOL, SELECTOR, shootNamespace } from './options.js';
 
@@ -38,17 +36,6 @@ export interface Landscape {
   stop(): Promise<void>;
 }
 
-export const exampleCluster = () =>
-  parseYaml(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')) as {
-    metadata: Record<string, unknown>;
-    spec: {
-      shoot: {
-        metadata?: { annotations?: Record<string, string> };
-        spec: { provider: { workers: { name: string; zones?: string[] }[] } };
-      };
-    };
-  };
-
 export async function startLandscape(run: string, dir: string, cleanups: Cleanups): Promise<Landscape> {
   progress(`${run}: starting a seed and a shoot kube-apiserver`);
   const [seed, shoot] = await Promise.all([
@@ -62,23 +49,15 @@ export async function startLandscape(run: string, dir: string, cleanups: Cleanup
   const shootAdmin = new KubeClient(shootHttp);
 
   await seedAdmin.create(RESOURCE.namespace, { metadata: { name: MANAGER_NAMESPACE } });
-  await seedAdmin.create(RESOURCE.clusterRole, seedClusterRole(CONTROLLER_MANAGER_NAME));
-  await seedAdmin.create(
-    RESOURCE.clusterRoleBinding,
-    clusterRoleBinding(CONTROLLER_MANAGER_NAME, {
-      name: CONTROLLER_MANAGER_NAME,
-      namespace: MANAGER_NAMESPACE,
-    }),
-  );
-  const identity = await seed.kubeConfigForServiceAccount(
-    MANAGER_NAMESPACE,
-    CONTROLLER_MANAGER_NAME,
-    24 * 3600,
-  );
+  const identity = await controllerManagerSeedIdentity(seed, seedAdmin, {
+    namespace: MANAGER_NAMESPACE,
+    expirationSeconds: 24 * 3600,
+  });
   const managerKubeconfig = join(dir, `${run}-seed.kubeconfig`);
-  writeFileSync(managerKubeconfig, identity.exportConfig());
+  writeFileSync(managerKubeconfig, identity.kubeConfig.exportConfig());
 
-  const pools = exampleCluster().spec.shoot.spec.provider.workers.map((w) => ({
+  const workers = exampleCluster().spec.shoot.spec.provider.workers as { name: string; zones?: string[] }[];
+  const pools = workers.map((w) => ({
     name: w.name,
     zones: w.zones?.length ? w.zones : ['zone-a'],
   }));
@@ -145,54 +124,28 @@ export async function createNodes(admin: KubeClient, pools: readonly { name: str
   return bodies.length;
 }
 
-export const PEM = (s: string) =>
-  `-----BEGIN CERTIFICATE-----\n${Buffer.from(s).toString('base64')}\n-----END CERTIFICATE-----\n`;
-export const secretData = (data: Record<string, string>) =>
-  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-
 export async function createShoots(landscape: Landscape, count: number): Promise<string[]> {
-  const { seed, shoot, seedAdmin, shootAdmin } = landscape;
-  const role = shootClusterRole('managedResource');
-  await shootAdmin.create(RESOURCE.clusterRole, role);
-  await shootAdmin.create(RESOURCE.clusterRoleBinding, {
-    ...clusterRoleBinding(role.metadata.name, { name: 'bench-shoot-0', namespace: 'kube-system' }),
-    subjects: Array.from({ length: count }, (_, i) => ({
-      kind: 'ServiceAccount',
-      name: `bench-shoot-${i}`,
-      namespace: 'kube-system',
-    })),
-  });
+  const { shoot, seedAdmin, shootAdmin } = landscape;
+  const accounts = Array.from({ length: count }, (_, i) => `bench-shoot-${i}`);
+  await bindShootRole(shootAdmin, { applyMode: 'managedResource', serviceAccounts: accounts });
   const namespaces: string[] = [];
-  const sm = { 'managed-by': 'secrets-manager', 'manager-identity': 'gardenlet' };
   for (let i = 0; i < count; i++) {
     const namespace = shootNamespace(i);
-    const secret = (name: string, labels: Record<string, string>, data: Record<string, string>) =>
-      seedAdmin.create(RESOURCE.secret, {
-        metadata: { name, namespace, labels },
-        data: secretData(data),
-      });
     await seedAdmin.create(RESOURCE.namespace, { metadata: { name: namespace } });
-    const access = await shoot.kubeConfigForServiceAccount('kube-system', `bench-shoot-${i}`, 24 * 3600);
-    await secret('gardener-internal', {}, { kubeconfig: access.exportConfig() });
-    await secret('ca-bundle-1', { ...sm, 'bundle-for': 'ca' }, { 'bundle.crt': PEM('bench cluster CA') });
-    await secret(
-      'ca-kubelet-bundle-1',
-      { ...sm, 'bundle-for': 'ca-kubelet' },
-      { 'bundle.crt': PEM('bench kubelet CA') },
-    );
-    await secret(
-      'ssh-keypair-1',
-      { ...sm, name: 'ssh-keypair' },
-      { id_rsa: 'private', 'id_rsa.pub': 'ssh-rsa AAAAbench bench' },
-    );
-    const cluster = exampleCluster();
+    const access = await shoot.kubeConfigForServiceAccount('kube-system', accounts[i]!, 24 * 3600);
+    await writeShootNamespaceSecrets(seedAdmin, namespace, {
+      suffix: '1',
+      shootKubeconfig: access.exportConfig(),
+      clusterCaPem: fakePem('bench cluster CA'),
+      kubeletCaPem: fakePem('bench kubelet CA'),
+      sshPublicKey: 'ssh-rsa AAAAbench bench',
+    });
     await seedAdmin.create(RESOURCE.cluster, {
-      ...cluster,
+      ...exampleCluster(),
       metadata: { name: namespace, labels: SELECTOR },
     });
     namespaces.push(namespace);
     if ((i + 1) % 10 === 0) progress(`  ${i + 1} of ${count} shoots created`);
   }
-  void seed;
   return namespaces;
 }

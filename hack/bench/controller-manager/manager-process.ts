@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { stringifyYaml } from '../../../api/index.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
-import { servingCertificate } from '../../../test/integration/csr-signer.js';
+import { servingCertificate } from '../../landscape/csr-signer.js';
 import { terminate } from '../support/process.js';
 import { type Program, ROOT } from '../support/revision.js';
 import { now, until } from '../support/run.js';

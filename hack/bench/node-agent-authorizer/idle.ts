@@ -14,16 +14,13 @@ import { Registry } from 'prom-client';
 import {
   ANNOTATION,
   LABEL,
-  LABEL_VALUE,
   NODE_AGENT_GROUP,
   NODE_AGENT_USER_PREFIX,
   nodeAgentUserName,
   PATH,
   parseGoDuration,
   parseSemVer,
-  sha256Hex,
 } from '../../../api/index.js';
-import { authorizerUrl } from '../../../charts/controller-manager/authorization-config.js';
 import { authorizedShoot } from '../../../controllers/node-agent-authorizer/add.js';
 import {
   authorizerMetrics,
@@ -38,10 +35,12 @@ import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { shootCacheTransform } from '../../../seed/manager/shoots.js';
-import type { ServingCertificate } from '../../../test/integration/csr-signer.js';
-import { freePort, readAuditEvents, startEnvtest } from '../../../test/integration/envtest.js';
-import { writeImages } from '../../../test/node-agent/support/apply-fixture.js';
-import { IMAGE_FILES, oscV1, yamlOf } from '../../../test/node-agent/support/ntv18-fixtures.js';
+import { authorizerEndpoint } from '../../landscape/authorizer-endpoint.js';
+import type { ServingCertificate } from '../../landscape/csr-signer.js';
+import { readAuditEvents, startEnvtest } from '../../landscape/envtest.js';
+import { writeImages } from '../../landscape/image-files.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../../landscape/ntv18-fixtures.js';
+import { oscSecretObject } from '../../landscape/osc-secret.js';
 import { type Cleanups, now, progress } from '../support/run.js';
 
 const SHOOT = 'shoot--bench--idle';
@@ -72,15 +71,9 @@ export async function measureIdle(o: {
   readonly tls: ServingCertificate;
   readonly cleanups: Cleanups;
 }): Promise<IdleResult> {
-  const port = await freePort();
-  const env = await startEnvtest({
-    name: 'bench-authorizer',
-    nodeAgentAuthorizer: {
-      url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT),
-      caPem: o.tls.caPem,
-      token: o.tls.callerToken(SHOOT),
-    },
-  });
+  const endpoint = await authorizerEndpoint({ shootNamespace: SHOOT, tls: o.tls });
+  const { port } = endpoint;
+  const env = await startEnvtest({ name: 'bench-authorizer', ...endpoint.envtest });
   o.cleanups.push('envtest', () => env.stop());
   const abort = new AbortController();
   const http = new KubeHttp(env.kubeConfig);
@@ -109,14 +102,7 @@ export async function measureIdle(o: {
   const yaml = yamlOf(oscV1());
   await core.createNamespacedSecret({
     namespace: 'kube-system',
-    body: {
-      metadata: {
-        name: SECRET,
-        labels: { [LABEL.gardenerRole]: LABEL_VALUE.roleOperatingSystemConfig, [LABEL.workerPool]: 'bench' },
-        annotations: { [ANNOTATION.checksumDataScript]: sha256Hex(yaml) },
-      },
-      data: { 'osc.yaml': Buffer.from(yaml).toString('base64') },
-    },
+    body: oscSecretObject({ name: SECRET, oscYaml: yaml, pool: 'bench' }),
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-authorizer-'));
   o.cleanups.push('temp dir', () => rmSync(dir, { recursive: true, force: true }));

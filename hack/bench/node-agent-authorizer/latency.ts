@@ -24,7 +24,7 @@ import type { Informer } from '../../../runtime/kube/informer.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { type CsrObject, NodeAgentCsrIndex } from '../../../seed/node-identity/node-agent-csr.js';
 import type { ShootObject } from '../../../seed/shoot-nodes/shoot-node-state.js';
-import type { ServingCertificate } from '../../../test/integration/csr-signer.js';
+import type { ServingCertificate } from '../../landscape/csr-signer.js';
 
 const run = promisify(execFile);
 const NODES = 300;

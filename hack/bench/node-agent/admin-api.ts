@@ -5,7 +5,7 @@
 import tls from 'node:tls';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
-import type { Envtest } from '../../../test/integration/envtest.js';
+import type { Envtest } from '../../landscape/envtest.js';
 import { now } from '../support/run.js';
 
 export class AdminApi {

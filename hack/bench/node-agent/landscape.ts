@@ -19,13 +19,13 @@ import {
   PATH,
   parseYaml,
   readApplyReport,
-  sha256Hex,
   stringifyYaml,
 } from '../../../api/index.js';
 import { DEFAULT_NOW, render } from '../../../cli/render-command.js';
 import { Informer } from '../../../runtime/kube/informer.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
-import { type Envtest, startEnvtest, stopAllEnvtests } from '../../../test/integration/envtest.js';
+import { type Envtest, startEnvtest, stopAllEnvtests } from '../../landscape/envtest.js';
+import { oscSecretObject } from '../../landscape/osc-secret.js';
 import type { Cleanups } from '../support/run.js';
 import { now, print, progress } from '../support/run.js';
 import { AdminApi } from './admin-api.js';
@@ -168,12 +168,12 @@ export async function deployWhatTheSeedDeploys(
       token: sync.secretName === saName ? saToken : `${sync.secretName}-token`,
     });
   const currentText = withProbe(osc, 0);
-  await createSecret(
-    secretName,
-    { 'osc.yaml': currentText },
-    { [ANNOTATION.checksumDataScript]: sha256Hex(currentText) },
-    oscSecret.metadata.labels,
+  await api.must(
+    'POST',
+    SECRETS_PATH,
+    oscSecretObject({ name: secretName, oscYaml: currentText, labels: oscSecret.metadata.labels ?? {} }),
   );
+  cleanups.push(`secret ${secretName}`, () => api.call('DELETE', `${SECRETS_PATH}/${secretName}`));
   const pool = oscSecret.metadata.labels?.[LABEL.workerPool];
   await api.must('POST', '/api/v1/nodes', {
     apiVersion: 'v1',

@@ -3,13 +3,12 @@
  * server: the node agent authorizer (the API server asks it about every request of an agent; the
  * rendered RBAC grants agents nothing) and the CSR approver, both the controller-manager's own code
  * over one shoot cache as `controllers/index.ts` wires them, and the signer that stands in for the
- * kube-controller-manager's (test/integration/csr-signer.ts). The agent asks for its identity with
+ * kube-controller-manager's (hack/landscape/csr-signer.ts). The agent asks for its identity with
  * the shared ServiceAccount token it has, as a running node switching to its own identity does
  * (docs/security.md).
  */
 import { rmSync } from 'node:fs';
 import { Registry } from 'prom-client';
-import { authorizerUrl } from '../../../charts/controller-manager/authorization-config.js';
 import { authorizedShoot } from '../../../controllers/node-agent-authorizer/add.js';
 import {
   authorizerMetrics,
@@ -29,8 +28,9 @@ import {
 } from '../../../seed/manager/config.js';
 import { clusterEventObject, EVENT_COMPONENT } from '../../../seed/manager/context.js';
 import { shootCacheTransform } from '../../../seed/manager/shoots.js';
-import { servingCertificate, startCsrSigner } from '../../../test/integration/csr-signer.js';
-import { type Envtest, type EnvtestOptions, freePort } from '../../../test/integration/envtest.js';
+import { authorizerEndpoint } from '../../landscape/authorizer-endpoint.js';
+import { startCsrSigner } from '../../landscape/csr-signer.js';
+import type { Envtest, EnvtestOptions } from '../../landscape/envtest.js';
 import { type Cleanups, progress } from '../support/run.js';
 
 /** The shoot namespace the authorizer's URL names (the benchmark has one shoot). */
@@ -44,17 +44,11 @@ export interface NodeIdentitySeed {
 }
 
 export async function nodeIdentitySeed(cleanups: Cleanups): Promise<NodeIdentitySeed> {
-  const tls = servingCertificate();
+  const endpoint = await authorizerEndpoint({ shootNamespace: SHOOT });
+  const { tls, port } = endpoint;
   cleanups.push('authorizer serving certificate', () => rmSync(tls.dir, { recursive: true, force: true }));
-  const port = await freePort();
   return {
-    envtest: {
-      nodeAgentAuthorizer: {
-        url: authorizerUrl(`https://127.0.0.1:${port}`, SHOOT),
-        caPem: tls.caPem,
-        token: tls.callerToken(SHOOT),
-      },
-    },
+    envtest: endpoint.envtest,
     async start(env: Envtest): Promise<void> {
       progress('starting the node agent authorizer, the CSR approver and the signer');
       // the controller-manager's defaults (bootstrap window, lifetime cap) as its configuration decodes them

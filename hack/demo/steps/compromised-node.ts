@@ -5,7 +5,7 @@
  * allowed, and reading another pool's configuration, changing another Node, cordoning or tainting,
  * forging Leases and spreading Events are denied, by the node agent authorizer or by the admission
  * policy. The rows and their classification are the permission matrix's
- * (test/integration/permission-matrix.ts, docs/security.md).
+ * (hack/landscape/permission-matrix.ts, docs/security.md).
  */
 import { join } from 'node:path';
 import { PATH } from '../../../api/index.js';
@@ -17,7 +17,7 @@ import {
   type MatrixTarget,
   type Outcome,
   outcomeOf,
-} from '../../../test/integration/permission-matrix.js';
+} from '../../landscape/permission-matrix.js';
 import type { DemoNode } from '../node.js';
 import type { NodeResult, ScenarioResult } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';

@@ -4,7 +4,7 @@
  * controller-manager counted), put together with the steps' outcomes into the ScenarioResult.
  */
 import { ANNOTATION, NAME } from '../../../api/index.js';
-import { readAuditEvents } from '../../../test/integration/envtest.js';
+import { readAuditEvents } from '../../landscape/envtest.js';
 import type { NodeResult, ScenarioResult } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';
 import { poolSecrets } from '../shoot-reads.js';

@@ -7,7 +7,7 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { requireGo } from '../../support/go-binary.js';
+import { requireGo } from '../../../hack/prepare/go-binary.js';
 
 /** Building cold compiles Gardener and its dependencies: minutes on two busy cores. */
 export const ORACLE_BUILD_TIMEOUT_MS = 20 * 60_000;

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { PATH } from '../../../api/index.js';
+import { writeImages } from '../../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
 import {
   APPLY_BARRIERS_ENV,
   applyBarrierFromEnv,
@@ -16,9 +18,8 @@ import {
 import { PROGRESS_FILE } from '../../../node-agent/applier/progress-file.js';
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { eventually, sleep } from '../../support/eventually.js';
-import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
+import { applyTo, opText } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';
-import { IMAGE_FILES, oscV1 } from '../support/ntv18-fixtures.js';
 
 describe('node-agent applier: barriers at the crash points', () => {
   const tempDir = useTempDirs();

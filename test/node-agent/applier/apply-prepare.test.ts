@@ -7,11 +7,12 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type OperatingSystemConfig, ValidationError } from '../../../api/index.js';
+import { writeImages } from '../../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
 import { CtrImageExtractor } from '../../../node-agent/registry/ctr-extractor.js';
 import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
-import { applyTo, writeImages } from '../support/apply-fixture.js';
+import { applyTo } from '../support/apply-fixture.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
-import { IMAGE_FILES, oscV1 } from '../support/ntv18-fixtures.js';
 
 describe('node-agent applier: nothing written before everything knowable is checked', () => {
   const tempDir = useTempDirs();

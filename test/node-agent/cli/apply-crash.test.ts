@@ -9,15 +9,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { writeImages } from '../../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
 import {
   KILL_AFTER_SYSTEMD_OPS_ENV,
   KILL_BEFORE_SYSTEMD_OPS_ENV,
 } from '../../../node-agent/cli/apply-command.js';
 import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
-import { writeImages } from '../support/apply-fixture.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../support/ntv18-fixtures.js';
 import { equalButOneIdempotentRepeat, isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';
 
 /** The records of `actual` that repeat the one right before them. */

@@ -2,13 +2,13 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { PATH, parseYaml, stringifyYaml } from '../../../api/index.js';
+import { writeImages } from '../../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
 import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../../node-agent/version.js';
-import { writeImages } from '../support/apply-fixture.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
-import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../support/ntv18-fixtures.js';
 
 describe('node-agent CLI', function () {
   this.timeout(30_000);

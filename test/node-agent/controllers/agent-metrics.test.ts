@@ -4,6 +4,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { sha256Hex } from '../../../api/index.js';
+import { writeImages } from '../../../hack/landscape/image-files.js';
+import { IMAGE_FILES, oscV1, yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
 import {
   type AgentMetrics,
   agentMetrics,
@@ -17,9 +19,7 @@ import { FakeClock } from '../../../runtime/clock.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { silentLogger } from '../../../runtime/logging.js';
-import { writeImages } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';
-import { IMAGE_FILES, oscV1, yamlOf } from '../support/ntv18-fixtures.js';
 
 function jwt(payload: object): string {
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');

@@ -5,7 +5,7 @@ import { fileModeOf } from '../../../node-agent/planner/file-mode.js';
 import { isEmptyPlan, type Plan } from '../../../node-agent/planner/plan.js';
 import { commandOf, enablementOf } from '../../../node-agent/planner/unit-actions.js';
 import '../support/harness.js';
-import { FILE, oscV1, oscV1WithNodeAgent, oscV2, UNIT } from '../support/ntv18-fixtures.js';
+import { FILE, oscV1, oscV1WithNodeAgent, oscV2, UNIT } from '../../../hack/landscape/ntv18-fixtures.js';
 
 const osc = (
   units: OscUnit[],

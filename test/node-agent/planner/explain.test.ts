@@ -4,9 +4,9 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { oscV1, oscV1WithNodeAgent, oscV2 } from '../../../hack/landscape/ntv18-fixtures.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
 import { explainPlan } from '../../../node-agent/planner/explain.js';
-import { oscV1, oscV1WithNodeAgent, oscV2 } from '../support/ntv18-fixtures.js';
 import { oscArbitrary } from '../support/osc-arbitrary.js';
 
 describe('node-agent planner: explainPlan', () => {

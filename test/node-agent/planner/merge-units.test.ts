@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { collectAllFiles } from '../../../node-agent/planner/collect-files.js';
 import { mergedUnitsOf, mergeUnits } from '../../../node-agent/planner/merge-units.js';
 import '../support/harness.js';
-import { oscV1 } from '../support/ntv18-fixtures.js';
+import { oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
 
 // Upstream: gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/changes.go.
 describe('node-agent planner: mergeUnits and collectAllFiles', () => {

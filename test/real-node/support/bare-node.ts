@@ -3,9 +3,9 @@
  * supervision tests SIGKILL it and look at what is left. Prints one JSON line once the node runs.
  */
 import { join } from 'node:path';
+import { envtestBinaries } from '../../../hack/landscape/envtest.js';
 import { realNodeCache } from '../../../hack/real-node/cache.js';
 import { RealNode } from '../../../hack/real-node/real-node.js';
-import { envtestBinaries } from '../../integration/envtest.js';
 
 const node = new RealNode({
   name: process.argv[2]!,

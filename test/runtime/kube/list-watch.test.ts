@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import { FreezingProxy } from '../../../hack/landscape/freezing-proxy.js';
 import { LineSplitter } from '../../../runtime/kube/json-lines.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type KubeObject, ListWatch } from '../../../runtime/kube/list-watch.js';
@@ -12,7 +13,6 @@ import { RestConfig } from '../../../runtime/kube/rest-config.js';
 import { WatchHealth } from '../../../runtime/kube/watch-health.js';
 import { createLogger } from '../../../runtime/logging.js';
 import { eventually, sleep } from '../../support/eventually.js';
-import { FreezingProxy } from '../../support/freezing-proxy.js';
 import { bookmarkLine, eventLine, WatchPeer } from '../../support/watch-peer.js';
 
 interface Obj extends KubeObject {

@@ -1,0 +1,15 @@
+/**
+ * The Cluster every landscape starts from: examples/cluster.yaml, the example shoot with its
+ * worker pools, as the demo, the benchmarks and the integration tests put it into their seed.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseYaml } from '../../api/index.js';
+import type { ClusterObject } from './cluster-object.js';
+
+export const EXAMPLE_CLUSTER_FILE = join(resolve(import.meta.dirname, '../..'), 'examples/cluster.yaml');
+
+/** A fresh copy of examples/cluster.yaml (callers change its metadata before creating it). */
+export function exampleCluster(): ClusterObject {
+  return parseYaml(readFileSync(EXAMPLE_CLUSTER_FILE, 'utf8')) as ClusterObject;
+}

@@ -1,0 +1,93 @@
+/**
+ * A worker node of the shoot as a real machine starts: a real node (hack/real-node) whose
+ * cloud-init stand-in runs the pool's provision user data at boot; node-init takes the agent's
+ * single executable from its image (the image directory, bind-mounted read-only as what the ctr
+ * stand-in serves) and hands over to gardener-node-agent.service under the node's systemd, which
+ * talks to the shoot API server through the node's loopback (api-proxy.ts). Stand-ins of the
+ * kubelet and valitail (hack/real-node/stubs) are the files of their images.
+ */
+import { copyFileSync, linkSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { imageDirectoryName } from '../../node-agent/registry/directory-extractor.js';
+import { type Envtest, envtestBinaries } from '../landscape/envtest.js';
+import { serveUnixProxy, type UnixProxy } from './api-proxy.js';
+import { NODE_HOST_DIR, NodeBarriers } from './barriers.js';
+import { realNodeCache } from './cache.js';
+import type { Container } from './container.js';
+import { RealNode } from './real-node.js';
+import type { ShootForNodes } from './shoot.js';
+
+const STUBS = resolve(import.meta.dirname, '../../hack/real-node/stubs');
+
+/** What each image holds on a real node: the agent itself, stand-ins for the rest. */
+function imageFile(path: string, agentBinary: string): string {
+  if (path === '/gardener-node-agent') return agentBinary;
+  const stub = join(STUBS, path.split('/').at(-1)!);
+  if (path === '/kubelet' || path === '/usr/bin/valitail') return stub;
+  throw new Error(`no stand-in for ${path} of an image in hack/real-node/stubs`);
+}
+
+export interface NodeUnderTest {
+  readonly node: RealNode;
+  readonly container: Container;
+  readonly name: string;
+  /** Holds the node's agent or a stand-in at a point until the test releases it. */
+  readonly barriers: NodeBarriers;
+  stop(): Promise<void>;
+}
+
+export async function provisionNode(o: {
+  name: string;
+  shoot: ShootForNodes;
+  envtest: Envtest;
+  agentBinary: string;
+}): Promise<NodeUnderTest> {
+  const node = new RealNode({
+    name: o.name,
+    cache: realNodeCache(),
+    supervisor: join(envtestBinaries(), 'supervisor'),
+  });
+  let proxy: UnixProxy | undefined;
+  try {
+    const images = node.hostFile('images');
+    for (const { image, path } of o.shoot.images) {
+      const target = join(images, imageDirectoryName(image), path);
+      mkdirSync(dirname(target), { recursive: true });
+      const source = imageFile(path, o.agentBinary);
+      try {
+        linkSync(source, target); // the agent is ~100 MB: a link where the file system allows it
+      } catch {
+        copyFileSync(source, target);
+      }
+    }
+    const userData = node.hostFile('user-data', o.shoot.userData, 0o600);
+    const hostDir = node.hostFile('host');
+    mkdirSync(hostDir, { recursive: true });
+    const apiServer = new URL(o.envtest.server);
+    proxy = await serveUnixProxy(join(hostDir, 'kube-apiserver.sock'), {
+      host: apiServer.hostname,
+      port: Number(apiServer.port),
+    });
+    await o.shoot.registerNode(o.name);
+    const container = await node.boot([
+      { host: userData, inside: '/var/lib/cloud/user-data', readOnly: true },
+      { host: images, inside: '/var/lib/real-node/images', readOnly: true },
+      { host: hostDir, inside: NODE_HOST_DIR },
+    ]);
+    const running = proxy;
+    return {
+      node,
+      container,
+      name: o.name,
+      barriers: new NodeBarriers(hostDir),
+      stop: async () => {
+        await node.stop();
+        await running.close();
+      },
+    };
+  } catch (e) {
+    await node.stop();
+    await proxy?.close();
+    throw e;
+  }
+}

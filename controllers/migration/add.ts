@@ -5,6 +5,8 @@
  * it at once, and it is checked again at the configured interval (a Lease renewed does not
  * enqueue: there are many, and a node's first report is its checksum).
  */
+
+import type { NodeObject } from '../../api/index.js';
 import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT } from '../../api/index.js';
 import { whenAborted } from '../../runtime/abort.js';
 import { Controller } from '../../runtime/controller.js';
@@ -20,7 +22,6 @@ import {
 import { migrationStates } from '../../seed/manager/seed-informers.js';
 import { MIGRATION_STATE_NAME } from '../../seed/migration-state/state.js';
 import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
-import type { ShootObject } from '../../seed/shoot-nodes/shoot-node-state.js';
 import { migrationMetrics } from './metrics.js';
 import { MigrationReconciler, type MigrationShoot } from './reconciler.js';
 
@@ -49,9 +50,9 @@ export function addMigrationController(seed: SeedContext): RunningController {
       nodeWatches.delete(namespace);
     }
     if (!shoot) return undefined;
-    const nodes = shootNodes<ShootObject>(shoot.cache);
+    const nodes = shootNodes<NodeObject>(shoot.cache);
     if (!nodeWatches.has(namespace)) {
-      const checksum = (n: ShootObject) => n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
+      const checksum = (n: NodeObject) => n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
       const unsubscribe = nodes.subscribe({
         update: (before, after) => {
           if (leases.has(namespace) && checksum(before) !== checksum(after)) controller?.queue.add(namespace);

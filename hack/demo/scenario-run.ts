@@ -17,7 +17,7 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../test/integration/envtest.js';
-import { bundleNodeAgent } from '../build-node-agent.js';
+import { bundleNodeAgentWithDoubles } from '../build-node-agent.js';
 import {
   type ControllerManager,
   exampleShootNamespace,
@@ -162,7 +162,7 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
         () => undefined,
       );
     const bundle = join(workDir, 'gardener-node-agent.cjs');
-    res.bundling = bundleNodeAgent(bundle).then(() => undefined);
+    res.bundling = bundleNodeAgentWithDoubles(bundle).then(() => undefined);
     const [seed, shoot] = await untilInterrupted(
       Promise.all([...res.envtests, res.bundling]).then(([s, t]) => [s, t] as [Envtest, Envtest]),
       signal,

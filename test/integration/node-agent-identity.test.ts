@@ -22,13 +22,13 @@ import {
   readOscSecret,
 } from '../../api/index.js';
 import { runControllerManager } from '../../controllers/index.js';
+import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
 import { startCertificateController } from '../../node-agent/controllers/certificate/add.js';
 import { requestNodeAgentCertificate } from '../../node-agent/identity/certificate-request.js';
 import { certificateValidity } from '../../node-agent/identity/identity-kubeconfig.js';
 import { obtainNodeIdentity } from '../../node-agent/identity/obtain-identity.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { realClock } from '../../runtime/clock.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';

@@ -10,9 +10,9 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';

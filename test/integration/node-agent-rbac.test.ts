@@ -12,9 +12,9 @@ import { ApiException, CoordinationV1Api, CoreV1Api, KubernetesObjectApi } from 
 import { expect } from 'chai';
 import { PATH, parseGoDuration, parseSemVer, sha256Hex } from '../../api/index.js';
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
+import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { oscV1, yamlOf } from '../node-agent/support/ntv18-fixtures.js';
 import { eventually } from '../support/eventually.js';

@@ -18,12 +18,12 @@ import {
   readApplyReport,
   sha256Hex,
 } from '../../api/index.js';
+import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
+import { parseRecording, RecordingSystemd } from '../../hack/node-agent-doubles/recording-systemd.js';
+import { readSystemdFaults } from '../../hack/node-agent-doubles/systemd-faults.js';
 import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
-import { parseRecording, RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
 import type { Systemd } from '../../node-agent/systemd/systemd.js';
-import { readSystemdFaults } from '../../node-agent/systemd/systemd-faults.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';

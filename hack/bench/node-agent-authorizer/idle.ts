@@ -32,7 +32,6 @@ import {
 import { type RunningAgent, runAgent } from '../../../node-agent/agent/run-agent.js';
 import { writeIdentityKubeconfig } from '../../../node-agent/identity/identity-kubeconfig.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { ClusterCache } from '../../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
@@ -42,6 +41,7 @@ import type { ServingCertificate } from '../../../test/integration/csr-signer.js
 import { freePort, readAuditEvents, startEnvtest } from '../../../test/integration/envtest.js';
 import { writeImages } from '../../../test/node-agent/support/apply-fixture.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../../test/node-agent/support/ntv18-fixtures.js';
+import { MemorySystemd } from '../../node-agent-doubles/memory-systemd.js';
 import { type Cleanups, now, progress } from '../support/run.js';
 
 const SHOOT = 'shoot--bench--idle';

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { PATH } from '../../../api/index.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import {
   APPLY_BARRIERS_ENV,
   applyBarrierFromEnv,
@@ -14,7 +15,6 @@ import {
   fileBarrier,
 } from '../../../node-agent/applier/apply-barrier.js';
 import { PROGRESS_FILE } from '../../../node-agent/applier/progress-file.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { eventually, sleep } from '../../support/eventually.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';

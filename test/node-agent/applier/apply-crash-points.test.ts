@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type OperatingSystemConfig, PATH } from '../../../api/index.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 import { isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';

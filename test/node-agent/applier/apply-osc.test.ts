@@ -10,11 +10,11 @@ import {
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { type OperatingSystemConfig, PATH, ValidationError } from '../../../api/index.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { ApplyError } from '../../../node-agent/applier/apply-osc.js';
 import { HostRoot } from '../../../node-agent/applier/host-root.js';
 import { decodeLastApplied } from '../../../node-agent/applier/last-applied.js';
 import { PROGRESS_FILE, readProgress } from '../../../node-agent/applier/progress-file.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo, opText, writeImages } from '../support/apply-fixture.js';
 import { fileAt, snapshotTree, useTempDirs } from '../support/harness.js';
 import { IMAGE_FILES, oscV1, oscV1WithNodeAgent, oscV2, yamlOf } from '../support/ntv18-fixtures.js';

@@ -12,8 +12,8 @@ import { expect } from 'chai';
 import {
   KILL_AFTER_SYSTEMD_OPS_ENV,
   KILL_BEFORE_SYSTEMD_OPS_ENV,
-} from '../../../node-agent/cli/apply-command.js';
-import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
+} from '../../../hack/node-agent-doubles/double-backends.js';
+import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
 import { writeImages } from '../support/apply-fixture.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { PATH, parseYaml, stringifyYaml } from '../../../api/index.js';
+import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
-import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../../node-agent/version.js';
 import { writeImages } from '../support/apply-fixture.js';
 import { runCli, spawnCli } from '../support/cli-run.js';

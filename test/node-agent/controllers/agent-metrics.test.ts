@@ -4,6 +4,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { sha256Hex } from '../../../api/index.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import {
   type AgentMetrics,
   agentMetrics,
@@ -12,7 +13,6 @@ import {
 import { OscReconciler } from '../../../node-agent/controllers/operatingsystemconfig/reconciler.js';
 import { jwtExpirySeconds } from '../../../node-agent/controllers/token/jwt-expiry.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../runtime/clock.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';

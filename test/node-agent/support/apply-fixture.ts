@@ -2,12 +2,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { OperatingSystemConfig } from '../../../api/index.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { type ApplyOptions, type ApplyResult, applyOsc } from '../../../node-agent/applier/apply-osc.js';
 import {
   DirectoryImageExtractor,
   imageDirectoryName,
 } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import type { SystemdOp } from '../../../node-agent/systemd/systemd.js';
 import { yamlOf } from './ntv18-fixtures.js';
 

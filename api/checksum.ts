@@ -1,4 +1,4 @@
-/** The checksums Gardener puts into names and annotations (seed-side §9.6). */
+/** The checksums Gardener puts into names and annotations (gardener v1.91.4 pkg/utils/checksums.go). */
 import { createHash } from 'node:crypto';
 
 export function sha256Hex(data: string | Uint8Array): string {

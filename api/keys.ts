@@ -1,6 +1,7 @@
 /**
- * The names every worker pool's objects derive from (seed-side §2.2). A key changes, and so rolls
- * the pool, only when `<major>.<minor>` or the CRI name changes. A nil CRI and an explicit
+ * The names every worker pool's objects derive from (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go). A key changes, and so
+ * rolls the pool, only when `<major>.<minor>` or the CRI name changes. A nil CRI and an explicit
  * `containerd` hash differently; that quirk stays, because changing a name rolls nodes.
  */
 import { sha256Hex } from './checksum.js';

@@ -1,8 +1,10 @@
 /**
- * The longest per-node reconciliation delay of a shoot (seed-side §7.1): the annotation
+ * The longest per-node reconciliation delay of a shoot (gardener v1.91.4
+ * pkg/gardenlet/operation/shoot/shoot.go): the annotation
  * `shoot.gardener.cloud/cloud-config-execution-max-delay-seconds`, default 300 s. As upstream,
  * values above 1800 are ignored (the default stays). Unlike upstream, negative or unparsable values
- * are not accepted: they are rejected with a reason and the default is used (docs/compatibility.md).
+ * are not accepted: they are rejected with a reason and the default is used
+ * (docs/compatibility.md).
  */
 import { ANNOTATION } from './well-known/annotations.js';
 
@@ -52,8 +54,9 @@ export function maxDelayFromShoot(annotations: Readonly<Record<string, string>> 
 }
 
 /**
- * How long the seed waits for every node to report the new OSC (seed-side §7.1): with the node
- * agent the max delay plus 3 minutes, with the legacy downloader two 30 s polls plus the max delay.
+ * How long the seed waits for every node to report the new OSC (gardener v1.91.4
+ * pkg/gardenlet/operation/shoot/shoot.go): with the node agent the max delay plus 3 minutes, with
+ * the legacy downloader two 30 s polls plus the max delay.
  */
 export function allNodesUpdatedTimeoutSeconds(
   maxDelaySeconds: number,

@@ -17,5 +17,7 @@ RestartSec=5
 [Install]
 WantedBy=multi-user.target`;
 
-/** `bootstrap` writes the unit file with this mode (node-side §4 step 2). */
+/**
+ * `bootstrap` writes the unit file with this mode (gardener v1.91.4 pkg/nodeagent/bootstrap/bootstrap.go).
+ */
 export const NODE_AGENT_UNIT_FILE_MODE = 0o644;

@@ -1,7 +1,9 @@
 /**
  * The reconciliation delay of a node (`node-agent.gardener.cloud/reconciliation-delay`, a Go
  * duration), one home for what the seed and the agent must agree on: how the annotation is read,
- * Go's order of names, and upstream's formula (node-side §7.2, §18.1; seed-side §7.2). The seed's
+ * Go's order of names, and upstream's formula (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/add.go; the annotation from gardener v1.94.0
+ * pkg/resourcemanager/controller/node/agentreconciliationdelay/reconciler.go). The seed's
  * own assignment (controllers/node-delay) is compared against the formula; the agent reads the
  * annotation.
  */

@@ -7,6 +7,11 @@
  * renderer `gardener-osc/os-local`.
  */
 export {
+  assertRenderable,
+  ContractNotRenderedError,
+  RENDERABLE_GARDENER_VERSIONS,
+} from './contract-support.js';
+export {
   type NodeConfiguration,
   type NodeConfigurationInput,
   type RenderedObject,

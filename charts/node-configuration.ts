@@ -4,9 +4,18 @@
  * `shoot-gardener-node-agent` with its secrets) and the shoot side (what that ManagedResource puts
  * into the shoot: one OSC secret per pool and the node agents' RBAC).
  */
-import { type Cluster, type Instant, LABEL, NAME, type OperatingSystemConfig } from '../api/index.js';
+import {
+  type Cluster,
+  DEFAULT_GARDENER_VERSION,
+  type GardenerVersion,
+  type Instant,
+  LABEL,
+  NAME,
+  type OperatingSystemConfig,
+} from '../api/index.js';
 import { cloudConfigStatus } from '../components/os-local/status.js';
 import { renderUserData } from '../components/os-local/user-data.js';
+import { assertRenderable } from './contract-support.js';
 import {
   type LegacyPool,
   legacyExecutorResources,
@@ -24,6 +33,8 @@ import { shootValues, workerPoolContext } from './values/worker-pool-context.js'
 export interface NodeConfigurationInput {
   readonly cluster: Cluster;
   readonly values: RenderValues;
+  /** The contract rendered (default v1.91.4); one that is not rendered yet throws ContractNotRenderedError. */
+  readonly gardenerVersion?: GardenerVersion;
   readonly useGardenerNodeAgent: boolean;
   /** Legacy (cloud-config-downloader) nodes remain; implied when the gate is off. */
   readonly legacyNodes: boolean;
@@ -75,6 +86,7 @@ export interface NodeConfiguration {
 
 export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConfiguration {
   const { cluster, values, useGardenerNodeAgent, now } = input;
+  assertRenderable(input.gardenerVersion ?? DEFAULT_GARDENER_VERSION);
   const shoot = shootValues(cluster, values, useGardenerNodeAgent);
   const legacyNodes = input.legacyNodes || !useGardenerNodeAgent;
   const seed: RenderedObject[] = [

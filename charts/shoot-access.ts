@@ -1,4 +1,4 @@
-/** The seed's shoot-access secrets for node configuration (seed-side §8.1). */
+/** The seed's shoot-access secrets for node configuration (gardener v1.91.4 pkg/utils/gardener/shoot.go). */
 import {
   DOWNLOADER_ACCESS,
   NODE_AGENT_ACCESS,

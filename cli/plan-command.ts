@@ -4,6 +4,7 @@
  * change decoded, whether the agent restarts itself, and how the change reaches the nodes.
  */
 import { type Command, Option } from 'commander';
+import { DEFAULT_GARDENER_VERSION, GARDENER_VERSION_ANNOTATION, GARDENER_VERSIONS } from '../api/index.js';
 import {
   anyChange,
   EXIT_CHANGES,
@@ -35,6 +36,8 @@ export interface PlanOptions {
   readonly strict?: boolean;
   /** The controller-manager configuration whose `controllers.rollout` the plan shows. */
   readonly config?: string;
+  /** The contract of both renders; wins over each Cluster's annotation. */
+  readonly gardenerVersion?: string;
   readonly logLevel?: CliLogLevel;
 }
 
@@ -49,6 +52,8 @@ export interface PlanSources {
     'cluster' | 'clusterName' | 'values' | 'valuesName' | 'placeholderValues'
   >;
   readonly strict?: boolean;
+  /** The contract of both renders (`--gardener-version`); else each Cluster's annotation, else the default. */
+  readonly gardenerVersion?: string;
   /** The rollout gate's settings (default: the controller-manager's defaults). */
   readonly rollout?: RolloutSettings;
 }
@@ -57,8 +62,18 @@ export interface PlanSources {
 const shootName = (shoot: RenderedShoot): string =>
   `${shoot.cluster.shoot.metadata.namespace ?? ''}/${shoot.cluster.shoot.metadata.name ?? ''}`;
 
-function renderShoot(source: PlanSources['current'], strict: boolean, warnings: string[]): RenderedShoot {
-  const result = renderSource({ ...source, target: 'shoot', now: DEFAULT_NOW, strict });
+function renderShoot(
+  source: PlanSources['current'],
+  sources: PlanSources,
+  warnings: string[],
+): RenderedShoot {
+  const result = renderSource({
+    ...source,
+    target: 'shoot',
+    now: DEFAULT_NOW,
+    strict: sources.strict ?? false,
+    ...(sources.gardenerVersion === undefined ? {} : { gardenerVersion: sources.gardenerVersion }),
+  });
   warnings.push(...result.warnings);
   const metadata = (source.cluster as { metadata?: { annotations?: Record<string, string> } } | undefined)
     ?.metadata;
@@ -72,8 +87,8 @@ function renderShoot(source: PlanSources['current'], strict: boolean, warnings: 
 /** The plan of two parsed Clusters; warnings of both renders are returned (duplicates included). */
 export function planSources(sources: PlanSources): { view: PlanView; warnings: string[] } {
   const warnings: string[] = [];
-  const current = renderShoot(sources.current, sources.strict ?? false, warnings);
-  const next = renderShoot(sources.next, sources.strict ?? false, warnings);
+  const current = renderShoot(sources.current, sources, warnings);
+  const next = renderShoot(sources.next, sources, warnings);
   // a plan is a change of one shoot; two shoots' nodes compared is almost always the wrong file
   if (shootName(current) !== shootName(next) || current.cluster.name !== next.cluster.name)
     warnings.push(
@@ -116,6 +131,7 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
       ...(nextValuesFile ? { valuesName: named('values', nextValuesFile) } : {}),
     },
     strict: options.strict ?? false,
+    ...(options.gardenerVersion === undefined ? {} : { gardenerVersion: options.gardenerVersion }),
     ...(options.config
       ? { rollout: loadControllerManagerConfiguration(options.config, readStdin).controllers.rollout }
       : {}),
@@ -156,6 +172,12 @@ export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => Pl
     )
     .option('--exit-code', 'exit 3 when any pool changes, 0 when none does (for CI)')
     .option('--strict', 'reject fields of the Shoot that Gardener does not know (default: a warning)')
+    .addOption(
+      new Option(
+        '--gardener-version <version>',
+        `the contract of both renders (default: each Cluster's annotation ${GARDENER_VERSION_ANNOTATION}, else ${DEFAULT_GARDENER_VERSION}); a Cluster annotated with another contract than its predecessor plans the switch`,
+      ).choices(GARDENER_VERSIONS),
+    )
     .option(
       '--config <file>',
       'the controller-manager configuration: its controllers.rollout decides how the plan rolls out (default: its defaults, the rollout gate on)',

@@ -9,11 +9,18 @@ import { App } from 'cdk8s';
 import { type Command, Option } from 'commander';
 import {
   type Cluster,
+  chooseGardenerVersion,
+  DEFAULT_GARDENER_VERSION,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
+  GARDENER_VERSION_ANNOTATION,
+  GARDENER_VERSIONS,
+  type GardenerVersion,
+  isGardenerVersion,
   NODE_AGENT_IDENTITY,
   parseRfc3339,
   stringifyYaml,
 } from '../api/index.js';
+import { ContractNotRenderedError } from '../charts/contract-support.js';
 import { NodeConfigurationChart, type RenderTarget } from '../charts/node-configuration-chart.js';
 import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
@@ -50,6 +57,8 @@ export interface RenderOptions {
   legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
   nodeAgentIdentity?: string;
+  /** The contract; wins over the Cluster's annotation (default v1.91.4). */
+  gardenerVersion?: string;
   target: string;
   now: string;
   output?: string;
@@ -74,6 +83,8 @@ export interface RenderSource {
   readonly legacyNodes?: boolean;
   /** `node` or `serviceAccount`; wins over the values' `nodeAgentIdentity`. */
   readonly nodeAgentIdentity?: string;
+  /** The contract (`--gardener-version`); wins over the Cluster's annotation. */
+  readonly gardenerVersion?: string;
   readonly target: string;
   readonly now: string;
   readonly strict?: boolean;
@@ -98,6 +109,34 @@ export interface RenderResult {
   /** The worker pools rendered (those with a machine image), in the Shoot's order. */
   readonly pools: readonly string[];
   readonly cluster: Cluster;
+  /** The contract rendered. */
+  readonly gardenerVersion: GardenerVersion;
+}
+
+/** The annotations of a Cluster as parsed, before it is decoded. */
+function rawAnnotations(cluster: unknown): Record<string, string> | undefined {
+  const annotations = (cluster as { metadata?: { annotations?: unknown } } | null)?.metadata?.annotations;
+  return annotations && typeof annotations === 'object' ? (annotations as Record<string, string>) : undefined;
+}
+
+/** `--gardener-version`, else the Cluster's annotation, else the default; a wrong value names its source. */
+export function sourceGardenerVersion(
+  source: Pick<RenderSource, 'cluster' | 'clusterName' | 'gardenerVersion'>,
+): GardenerVersion {
+  const flag = source.gardenerVersion;
+  if (flag !== undefined && !isGardenerVersion(flag))
+    throw new UsageError(`--gardener-version must be one of ${GARDENER_VERSIONS.join(', ')}, not "${flag}"`);
+  const choice = chooseGardenerVersion(rawAnnotations(source.cluster), DEFAULT_GARDENER_VERSION, flag);
+  if (!choice.ok)
+    throw new InputError(source.clusterName, [
+      {
+        type: 'NotSupported',
+        field: `metadata.annotations[${GARDENER_VERSION_ANNOTATION}]`,
+        value: choice.value,
+        detail: choice.detail,
+      },
+    ]);
+  return choice.version;
 }
 
 export function renderSource(source: RenderSource): RenderResult {
@@ -111,10 +150,12 @@ export function renderSource(source: RenderSource): RenderResult {
   } catch (e) {
     throw new UsageError(`--now: ${(e as Error).message}`);
   }
+  const gardenerVersion = sourceGardenerVersion(source);
   const { cluster, warnings } = decodeClusterInput(
     source.cluster,
     source.clusterName,
     source.strict ?? false,
+    gardenerVersion,
   );
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
@@ -131,6 +172,7 @@ export function renderSource(source: RenderSource): RenderResult {
     chart = new NodeConfigurationChart(app, 'node-configuration', {
       cluster,
       values,
+      gardenerVersion,
       useGardenerNodeAgent,
       legacyNodes: source.legacyNodes ?? false,
       now,
@@ -141,6 +183,7 @@ export function renderSource(source: RenderSource): RenderResult {
       throw new InputError(source.clusterName, [
         { type: 'Invalid', field: 'spec.shoot.spec.provider.workers', detail: e.message },
       ]);
+    if (e instanceof ContractNotRenderedError) throw new UsageError(`--gardener-version: ${e.message}`);
     throw e;
   }
   return {
@@ -148,6 +191,7 @@ export function renderSource(source: RenderSource): RenderResult {
     warnings: [...warnings, ...chart.warnings],
     pools: cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).map((w) => w.name),
     cluster,
+    gardenerVersion,
   };
 }
 
@@ -263,6 +307,12 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
         '--node-agent-identity <mode>',
         'node: every agent its own identity, limited by the authorizer (default); serviceAccount: the shared ServiceAccount and RBAC of v1.91, byte for byte',
       ).choices([NODE_AGENT_IDENTITY.node, NODE_AGENT_IDENTITY.serviceAccount]),
+    )
+    .addOption(
+      new Option(
+        '--gardener-version <version>',
+        `the contract rendered: what gardenlet of this release writes (default: the Cluster's annotation ${GARDENER_VERSION_ANNOTATION}, else ${DEFAULT_GARDENER_VERSION}; docs/compatibility.md)`,
+      ).choices(GARDENER_VERSIONS),
     )
     .addOption(
       new Option(

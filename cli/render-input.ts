@@ -5,9 +5,11 @@
  */
 import {
   type Cluster,
+  DEFAULT_GARDENER_VERSION,
   decodeCluster,
   type FieldError,
   formatFieldErrors,
+  type GardenerVersion,
   isSupportedKubernetesVersion,
   parseYaml,
   shootNodeProblems,
@@ -66,14 +68,19 @@ export function parseYamlInput(text: string, what: string): unknown {
   }
 }
 
-function checkVersions(cluster: Cluster): FieldError[] {
+function checkVersions(cluster: Cluster, gardenerVersion: GardenerVersion): FieldError[] {
   const errors: FieldError[] = [];
   const check = (field: string, text: string | undefined) => {
     if (text === undefined) return;
     const v = tryParseSemVer(text);
     if (!v) errors.push({ type: 'Invalid', field, value: text, detail: 'not a semantic version' });
-    else if (!isSupportedKubernetesVersion(v))
-      errors.push({ type: 'Invalid', field, value: text, detail: unsupportedKubernetesVersionMessage(text) });
+    else if (!isSupportedKubernetesVersion(v, gardenerVersion))
+      errors.push({
+        type: 'Invalid',
+        field,
+        value: text,
+        detail: unsupportedKubernetesVersionMessage(text, gardenerVersion),
+      });
   };
   check('spec.shoot.spec.kubernetes.version', cluster.shoot.spec.kubernetes.version);
   cluster.shoot.spec.provider.workers.forEach((w, i) => {
@@ -103,6 +110,7 @@ export function decodeClusterInput(
   raw: unknown,
   what: string,
   strict: boolean,
+  gardenerVersion: GardenerVersion = DEFAULT_GARDENER_VERSION,
 ): { cluster: Cluster; warnings: string[] } {
   const unknown = unknownClusterFields(raw);
   const decoded = decodeCluster(raw);
@@ -112,7 +120,7 @@ export function decodeClusterInput(
   if (strict && typos.length > 0) throw new InputError(what, typos);
   // what Gardener's Shoot validation and the rendered objects would reject, before rendering
   const shootErrors = [
-    ...checkVersions(decoded.value),
+    ...checkVersions(decoded.value, gardenerVersion),
     ...shootNodeProblems(decoded.value.shoot, 'spec.shoot'),
   ];
   if (shootErrors.length > 0) throw new InputError(what, shootErrors);

@@ -1,7 +1,8 @@
 /**
- * What every OSC component is: a pure function of typed values that yields systemd units and
- * files, in the order they must appear in the OSC (the order ends up in `osc.yaml` and so in its
- * checksum). The context is what gardenlet's components receive (seed-side §2.5).
+ * What every OSC component is: a pure function of typed values that yields systemd units and files,
+ * in the order they must appear in the OSC (the order ends up in `osc.yaml` and so in its
+ * checksum). The context is what gardenlet's components receive (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go).
  */
 import type { NodeAgentIdentityMode, OscFile, OscUnit, SemVer } from '../api/index.js';
 

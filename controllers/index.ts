@@ -17,34 +17,34 @@ import {
 import { shootAccessSecrets } from '../seed/manager/seed-informers.js';
 import { addMigrationController } from './migration/add.js';
 import { nodeAgentAuthorizer } from './node-agent-authorizer/add.js';
-import { startCsrApprover } from './node-agent-csr-approver/add.js';
+import { addCsrApproverController } from './node-agent-csr-approver/add.js';
 import { maxLifetimeWarning } from './node-agent-csr-approver/lifetime-warning.js';
-import { startNodeDelayController } from './node-delay/add.js';
+import { addNodeDelayController } from './node-delay/add.js';
 import { addOscController } from './operatingsystemconfig/add.js';
-import { addOsLocal } from './os-local/add.js';
-import { startRolloutController } from './rollout/add.js';
-import { startTokenLabelsController } from './token-labels/add.js';
-import { addTokenRequestor } from './token-requestor/add.js';
+import { addOsLocalController } from './os-local/add.js';
+import { addRolloutController } from './rollout/add.js';
+import { addTokenLabelsController } from './token-labels/add.js';
+import { addTokenRequestorController } from './token-requestor/add.js';
 
 /** The controllers the configuration turns on. */
 export function seedControllers(config: ControllerManagerConfiguration): ControllerSet {
   const seed: SeedControllerStarter[] = [addOscController, addMigrationController];
-  if (config.applyMode === 'direct') seed.push(addTokenRequestor);
+  if (config.applyMode === 'direct') seed.push(addTokenRequestorController);
   if (config.controllers.osLocal.enabled)
-    for (const type of config.controllers.osLocal.types) seed.push((ctx) => addOsLocal(ctx, type));
+    for (const type of config.controllers.osLocal.types) seed.push((ctx) => addOsLocalController(ctx, type));
   const shoot: ShootControllerStarter[] = [];
   const { nodeDelay, tokenLabels } = config.controllers;
   if (nodeDelay.enabled)
     shoot.push((ctx, env) =>
-      startNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND }),
+      addNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND }),
     );
   // the rollout runs for every shoot: with its gate off (config or Cluster) it removes its permissions
-  shoot.push((ctx, env) => startRolloutController(ctx, env));
+  shoot.push((ctx, env) => addRolloutController(ctx, env));
   if (tokenLabels.enabled)
-    shoot.push((ctx, env) => startTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
+    shoot.push((ctx, env) => addTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   if (config.nodeAgent.identity !== NODE_AGENT_IDENTITY.node) return { seed, shoot };
   const { maxCertificateLifetime } = config.nodeAgent;
-  shoot.push((ctx, env) => startCsrApprover(ctx, env, { maxCertificateLifetime }));
+  shoot.push((ctx, env) => addCsrApproverController(ctx, env, { maxCertificateLifetime }));
   // the authorizer answers on every replica, from caches that run there too
   const authorizer = nodeAgentAuthorizer(config);
   return {

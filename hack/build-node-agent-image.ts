@@ -1,12 +1,13 @@
 /**
- * Writes `dist/gardener-node-agent-image.tar` (`npm run build:node-agent-image`): an OCI image layout
- * in a tar file (hack/oci-image.ts) whose tag names an image index with one image per architecture
- * (`--arch amd64 --arch arm64`; default the build machine's only), each image's only layer the
- * single executable for that architecture at `/gardener-node-agent`, where the node init script
- * expects it (`ctr images mount` + copy, node-side §4). The executable runs on the node's own glibc
- * (it is copied out of the image onto the host), so the image holds no libraries. Import with
- * `ctr images import`, or `skopeo copy --all oci-archive:…` to push it to a registry.
- * Deterministic: the same binaries always give the same image digest.
+ * Writes `dist/gardener-node-agent-image.tar` (`npm run build:node-agent-image`): an OCI image
+ * layout in a tar file (hack/oci-image.ts) whose tag names an image index with one image per
+ * architecture (`--arch amd64 --arch arm64`; default the build machine's only), each image's only
+ * layer the single executable for that architecture at `/gardener-node-agent`, where the node init
+ * script expects it (`ctr images mount` + copy, gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/nodeinit/templates/scripts/init.tpl.sh). The
+ * executable runs on the node's own glibc (it is copied out of the image onto the host), so the
+ * image holds no libraries. Import with `ctr images import`, or `skopeo copy --all oci-archive:…`
+ * to push it to a registry. Deterministic: the same binaries always give the same image digest.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

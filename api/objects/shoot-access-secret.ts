@@ -1,7 +1,7 @@
 /**
- * A seed "shoot access" secret (seed-side §8.1): asks the token requestor to mint a ServiceAccount
- * token in the shoot and keep the target secret filled and rotated. Exact labels and annotations
- * are the contract with gardener-resource-manager.
+ * A seed "shoot access" secret (gardener v1.91.4 pkg/utils/gardener/shoot.go): asks the token
+ * requestor to mint a ServiceAccount token in the shoot and keep the target secret filled and
+ * rotated. Exact labels and annotations are the contract with gardener-resource-manager.
  */
 import { ANNOTATION } from '../well-known/annotations.js';
 import { LABEL, LABEL_VALUE } from '../well-known/labels.js';
@@ -58,7 +58,7 @@ export function shootAccessSecret(o: ShootAccessSecretOptions): ShootAccessSecre
   };
 }
 
-/** The access secrets node configuration needs (seed-side §8.1 table). */
+/** The access secrets node configuration needs (gardener v1.91.4 pkg/utils/gardener/shoot.go). */
 export const NODE_AGENT_ACCESS = {
   name: NAME.nodeAgent,
   targetSecretName: NAME.nodeAgent,

@@ -1,4 +1,7 @@
-/** The shoot's KubeletConfig (core.gardener.cloud/v1beta1), the fields the renderer maps (seed-side §3.8). */
+/**
+ * The shoot's KubeletConfig (core.gardener.cloud/v1beta1), the fields the renderer maps (gardener
+ * v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/kubelet.go).
+ */
 import * as z from 'zod';
 import { objectOf, type Strictness } from './strictness.js';
 

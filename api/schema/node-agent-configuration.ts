@@ -1,9 +1,10 @@
 /**
- * NodeAgentConfiguration (nodeagent.config.gardener.cloud/v1alpha1), node-side §3: the typed
- * config, its wire form (Go's JSON field names, `omitempty` honoured, durations as Go duration
- * strings, the Kubernetes version as semver text, caBundle as base64), defaulting and validation
- * with Gardener's field paths. The seed renders it undefaulted, exactly as gardenlet does
- * (S-TV-10); the node agent decodes, defaults and validates it.
+ * NodeAgentConfiguration (nodeagent.config.gardener.cloud/v1alpha1), gardener v1.91.4
+ * pkg/nodeagent/apis/config/v1alpha1/types.go: the typed config, its wire form (Go's JSON field
+ * names, `omitempty` honoured, durations as Go duration strings, the Kubernetes version as semver
+ * text, caBundle as base64), defaulting and validation with Gardener's field paths. The seed
+ * renders it undefaulted, exactly as gardenlet does (S-TV-10); the node agent decodes, defaults and
+ * validates it.
  */
 import * as z from 'zod';
 import { formatGoDuration, parseGoDuration, seconds } from '../duration.js';
@@ -172,7 +173,10 @@ export function nodeAgentConfigurationFromObject(input: unknown): DecodeResult<N
   return { ok: true, value: config };
 }
 
-/** Defaulting as node-side §3.3: existing values are never overwritten; no validation here. */
+/**
+ * Defaulting as gardener v1.91.4 pkg/nodeagent/apis/config/v1alpha1/defaults.go: existing values
+ * are never overwritten; no validation here.
+ */
 export function withNodeAgentDefaults(input: NodeAgentConfiguration): NodeAgentConfiguration {
   const c = structuredClone(input);
   const d = NODE_AGENT_DEFAULTS;
@@ -243,7 +247,10 @@ function validateTokenSyncConfigs(
   return errors;
 }
 
-/** Validation as node-side §3.4, with the same field paths and error types. */
+/**
+ * Validation as gardener v1.91.4 pkg/nodeagent/apis/config/validation/validation.go, with the same
+ * field paths and error types.
+ */
 export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): FieldError[] {
   const errors: FieldError[] = [];
   if (c.logLevel && !(LOG_LEVELS as readonly string[]).includes(c.logLevel)) {

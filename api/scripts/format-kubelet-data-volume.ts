@@ -1,5 +1,6 @@
 /**
- * The script that formats the kubelet data volume (node-side §4.1, as v1.91.4), shared by the node
+ * The script that formats the kubelet data volume (gardener v1.91.4
+ * pkg/nodeagent/bootstrap/templates/scripts/format-kubelet-data-volume.tpl.sh), shared by the node
  * agent's `bootstrap` and the legacy executor: find the one unpartitioned, unformatted, unmounted
  * whole disk of exactly the configured size, make an ext4 file system labelled KUBEDEV with quotas,
  * copy /var/lib/kubelet onto it and mount it there (where the OSC's var-lib-kubelet.mount mounts it

@@ -1,4 +1,9 @@
-/** Annotation keys and values of the contract (seed-side §1, §8, §9; node-side §3.1). */
+/**
+ * Annotation keys and values of the contract (gardener v1.91.4
+ * pkg/apis/core/v1beta1/constants/types_constants.go, pkg/utils/gardener/shoot.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go,
+ * pkg/nodeagent/apis/config/v1alpha1/types.go).
+ */
 export const ANNOTATION = {
   operation: 'gardener.cloud/operation',
   timestamp: 'gardener.cloud/timestamp',

@@ -1,4 +1,8 @@
-/** Label keys and values of the contract (seed-side §1, §8; node-side §3.1). */
+/**
+ * Label keys and values of the contract (gardener v1.91.4
+ * pkg/apis/core/v1beta1/constants/types_constants.go, pkg/utils/gardener/shoot.go,
+ * pkg/nodeagent/apis/config/v1alpha1/types.go).
+ */
 export const LABEL = {
   workerPool: 'worker.gardener.cloud/pool',
   kubernetesVersion: 'worker.gardener.cloud/kubernetes-version',

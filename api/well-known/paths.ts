@@ -1,4 +1,9 @@
-/** Host paths of the contract (seed-side §1, §3; node-side §3.1, §15). */
+/**
+ * Host paths of the contract (gardener v1.91.4 pkg/apis/core/v1beta1/constants/types_constants.go,
+ * pkg/component/extensions/operatingsystemconfig/original/components/,
+ * pkg/nodeagent/apis/config/v1alpha1/types.go,
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go).
+ */
 const NODE_AGENT_BASE = '/var/lib/gardener-node-agent';
 const NODE_AGENT_CREDENTIALS = `${NODE_AGENT_BASE}/credentials`;
 const KUBELET = '/var/lib/kubelet';

@@ -1,8 +1,11 @@
 /**
- * ManagedResource `shoot-cloud-config-execution` (seed-side §4.5, §9.3, §10): for nodes still run
- * by cloud-config-downloader, one executor secret per pool (built from the OS extension's
- * rendering of the pool's reconcile OSC) and the downloader's RBAC. While the gate is on it is
- * rendered from the gate-on reconcile OSC, which is how legacy nodes receive gardener-node-init.
+ * ManagedResource `shoot-cloud-config-execution` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/executor/executor.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/worker.go): for nodes still run by cloud-config-downloader, one
+ * executor secret per pool (built from the OS extension's rendering of the pool's reconcile OSC)
+ * and the downloader's RBAC. While the gate is on it is rendered from the gate-on reconcile OSC,
+ * which is how legacy nodes receive gardener-node-init.
  */
 import {
   legacyKey,

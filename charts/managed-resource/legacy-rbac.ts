@@ -1,7 +1,8 @@
 /**
- * The shoot RBAC of the legacy downloader (seed-side §4.4). With the gate on, the three bootstrap
- * ClusterRoleBindings carry `resources.gardener.cloud/mode: Ignore`: the node agent's
- * ManagedResource owns them, so deleting the legacy one after the migration keeps them.
+ * The shoot RBAC of the legacy downloader (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/downloader/downloader.go). With the gate on, the
+ * three bootstrap ClusterRoleBindings carry `resources.gardener.cloud/mode: Ignore`: the node
+ * agent's ManagedResource owns them, so deleting the legacy one after the migration keeps them.
  */
 import {
   ANNOTATION,

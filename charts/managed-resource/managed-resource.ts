@@ -1,7 +1,8 @@
 /**
- * A ManagedResource and its immutable, checksum-named seed secrets (seed-side §9.3): each logical
- * secret holds registry-serialised objects under `<kind>__<namespace>__<name>.yaml` keys and is
- * named `managedresource-<logical>-<first 8 hex of its checksum>`.
+ * A ManagedResource and its immutable, checksum-named seed secrets (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): each logical secret holds
+ * registry-serialised objects under `<kind>__<namespace>__<name>.yaml` keys and is named
+ * `managedresource-<logical>-<first 8 hex of its checksum>`.
  */
 import {
   ANNOTATION,

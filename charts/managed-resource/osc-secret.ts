@@ -1,9 +1,11 @@
 /**
- * The shoot secret every node agent of a pool watches (seed-side §5.3): the reconcile OSC as
- * `osc.yaml`, secret references resolved inline, written as Go writes it. Unlike gardenlet v1.91
- * the embedded object leaves out what changes on every reconcile without changing what a node
- * runs (the operation and timestamp annotations, the status but the extension's units and files),
- * so its checksum changes only when what a node must run changes (docs/compatibility.md 10).
+ * The shoot secret every node agent of a pool watches (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go): the
+ * reconcile OSC as `osc.yaml`, secret references resolved inline, written as Go writes it. Unlike
+ * gardenlet v1.91 the embedded object leaves out what changes on every reconcile without changing
+ * what a node runs (the operation and timestamp annotations, the status but the extension's units
+ * and files), so its checksum changes only when what a node must run changes (docs/compatibility.md
+ * 10).
  */
 import {
   ANNOTATION,
@@ -21,7 +23,7 @@ import {
 /** The data of a seed secret in the OSC's namespace by name, as bytes; undefined when there is none. */
 export type SeedSecrets = (name: string) => Readonly<Record<string, Uint8Array | string>> | undefined;
 
-/** Annotations that change on every reconcile (seed-side §11) and mean nothing to a node. */
+/** Annotations that change on every reconcile (docs/compatibility.md 10) and mean nothing to a node. */
 const VOLATILE_ANNOTATIONS: readonly string[] = [ANNOTATION.operation, ANNOTATION.timestamp];
 
 export class SecretRefError extends Error {
@@ -42,7 +44,7 @@ function secretBytes(secrets: SeedSecrets, name: string, dataKey: string): Buffe
   return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
 }
 
-function inlineSecretRefs(
+export function inlineSecretRefs(
   files: readonly OscFile[] | undefined,
   secrets: SeedSecrets,
 ): OscFile[] | undefined {

@@ -1,8 +1,9 @@
 /**
- * The shoot RBAC the node agents need (seed-side §5.2): with the shared ServiceAccount exactly as
- * gardenlet ships it; with per-node identities only the kubelet's bootstrap bindings (the
- * authorizer decides for the agents, the admission policy limits what they write, and a bootstrap
- * token reads no secret).
+ * The shoot RBAC the node agents need (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/rbac.go): with the
+ * shared ServiceAccount exactly as gardenlet ships it; with per-node identities only the kubelet's
+ * bootstrap bindings (the authorizer decides for the agents, the admission policy limits what they
+ * write, and a bootstrap token reads no secret).
  */
 import {
   NAME,

@@ -1,6 +1,7 @@
 /**
- * The units and files of a worker pool's two OSCs (seed-side §2.5): gate on, the provision OSC
- * holds node-init (+ gardener-user and sshd-ensurer with SSH) and the reconcile OSC everything
+ * The units and files of a worker pool's two OSCs (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go): gate on, the provision
+ * OSC holds node-init (+ gardener-user and sshd-ensurer with SSH) and the reconcile OSC everything
  * plus node-init's unit and script (how legacy nodes get the agent); gate off, the downloader.
  */
 import { type OscFile, type OscPurpose, PATH, type Worker } from '../../api/index.js';

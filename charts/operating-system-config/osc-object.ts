@@ -1,6 +1,7 @@
 /**
  * An OperatingSystemConfig object as gardenlet creates it in the shoot namespace of the seed
- * (seed-side §2.5): name `<key><suffix>`, operation and timestamp annotations, the pool label.
+ * (gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go): name
+ * `<key><suffix>`, operation and timestamp annotations, the pool label.
  */
 import {
   ANNOTATION,

@@ -1,6 +1,8 @@
 /**
- * The shoot's (or pool's) KubeletConfig mapped to the kubelet component's parameters (seed-side
- * §3.8), including the machine-type eviction defaults of §2.4.
+ * The shoot's (or pool's) KubeletConfig mapped to the kubelet component's parameters (gardener
+ * v1.91.4 pkg/component/extensions/operatingsystemconfig/original/components/kubelet.go),
+ * including the machine-type eviction defaults (`setDefaultEvictionMemoryAvailable` in gardener
+ * v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go).
  */
 import type { CloudProfile, KubeletConfig } from '../../api/index.js';
 import type { KubeletConfigParameters } from '../../components/component.js';

@@ -1,4 +1,7 @@
-/** NodeLabelsForWorkerPool (seed-side §3.8): the labels every node of a pool carries. */
+/**
+ * NodeLabelsForWorkerPool (gardener v1.91.4 pkg/utils/gardener/shoot.go): the labels every node of
+ * a pool carries.
+ */
 import { LABEL, LABEL_VALUE, type Worker } from '../../api/index.js';
 
 export function nodeLabelsForWorkerPool(

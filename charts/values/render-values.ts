@@ -1,7 +1,8 @@
 /**
  * What rendering needs besides the Cluster: what gardenlet reads from its secrets manager, its
- * image vector and its own configuration (seed-side §9.1–9.2). Given as `--values FILE`; every
- * field has a documented default, so `gardener-osc render` works on a Cluster alone.
+ * image vector and its own configuration (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go). Given as `--values FILE`; every field
+ * has a documented default, so `gardener-osc render` works on a Cluster alone.
  */
 import * as z from 'zod';
 import { NODE_AGENT_IDENTITY } from '../../api/index.js';

@@ -1,6 +1,8 @@
 /**
  * From a Cluster and the render values to each worker pool's component context, as gardenlet's
- * botanist and OSC component compute it (seed-side §2.4, §9.1, §9.2).
+ * botanist and OSC component compute it (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go).
  */
 import {
   type Cluster,

@@ -1,6 +1,7 @@
 /**
- * Runs `init-containerd` before containerd starts (seed-side §3.5): a oneshot unit plus a drop-in
- * that makes containerd.service require it.
+ * Runs `init-containerd` before containerd starts (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go): a
+ * oneshot unit plus a drop-in that makes containerd.service require it.
  */
 import { b64, type Component, type ComponentContext, MODE, plain } from '../component.js';
 import { initContainerdScript } from './init-script.js';
@@ -17,7 +18,8 @@ export const CONTAINERD_INITIALIZER_UNIT = 'containerd-initializer.service';
 
 /**
  * (quirk) Upstream writes the Go literal `744` without the leading zero: decimal 744 is octal 1350
- * (sticky bit, owner -wx, group r-x, others none). It is kept on purpose (seed-side §1) because the
+ * (sticky bit, owner -wx, group r-x, others none). It is kept on purpose (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go) because the
  * permission is part of the OSC checksum; systemd runs the script as root, which may read any file,
  * and the owner's execute bit is set, so it still runs.
  */

@@ -1,9 +1,11 @@
 /**
- * `init-containerd` (seed-side §3.5) prepares containerd's configuration before containerd starts:
- * a default config.toml when the OS image has none, Gardener's pause image as sandbox image,
- * registry hosts from /etc/containerd/certs.d, drop-in files from /etc/containerd/conf.d, and the
- * directory for extra runtime binaries on containerd's PATH. It runs before every containerd start,
- * so each step is idempotent; every edit of config.toml is a rename, never a half-written file.
+ * `init-containerd` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go)
+ * prepares containerd's configuration before containerd starts: a default config.toml when the OS
+ * image has none, Gardener's pause image as sandbox image, registry hosts from
+ * /etc/containerd/certs.d, drop-in files from /etc/containerd/conf.d, and the directory for extra
+ * runtime binaries on containerd's PATH. It runs before every containerd start, so each step is
+ * idempotent; every edit of config.toml is a rename, never a half-written file.
  */
 import { shellQuote } from '../shell-quote.js';
 

@@ -1,6 +1,8 @@
 /**
- * What keeps containerd healthy on the node (seed-side §3.5): rotation of the pod logs it writes
- * (a timer every 10 minutes) and a monitor that restarts a hung containerd.
+ * What keeps containerd healthy on the node (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/component.go):
+ * rotation of the pod logs it writes (a timer every 10 minutes) and a monitor that restarts a hung
+ * containerd.
  */
 import { b64, type Component, MODE, plain } from '../component.js';
 import { healthMonitorContainerdScript } from './health-monitor-script.js';

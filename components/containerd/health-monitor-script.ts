@@ -1,7 +1,9 @@
 /**
- * `health-monitor-containerd` (seed-side §3.5): systemd restarts a containerd that exits, but not
- * one that hangs. This loop probes containerd's API every 10 s; when containerd is running yet has
- * not answered for more than 60 s, it sends SIGTERM so that systemd restarts it.
+ * `health-monitor-containerd` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/containerd/component.go):
+ * systemd restarts a containerd that exits, but not one that hangs. This loop probes containerd's
+ * API every 10 s; when containerd is running yet has not answered for more than 60 s, it sends
+ * SIGTERM so that systemd restarts it.
  */
 export function healthMonitorContainerdScript(): string {
   // No errexit: a failing probe is the normal case this loop handles, not a reason to exit.

@@ -1,8 +1,9 @@
 /**
- * `/var/lib/cloud-config-downloader/download-cloud-config.sh` (seed-side §4.4), our own, for the
- * legacy (gate off) path: one run per systemd restart (every 30 s). Keeps its access token fresh,
- * fetches only the checksum annotation of the executor secret, downloads the secret when it
- * changed, and runs the executor script.
+ * `/var/lib/cloud-config-downloader/download-cloud-config.sh` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/downloader/downloader.go), our own, for the legacy
+ * (gate off) path: one run per systemd restart (every 30 s). Keeps its access token fresh, fetches
+ * only the checksum annotation of the executor secret, downloads the secret when it changed, and
+ * runs the executor script.
  */
 import { shellQuote } from '../shell-quote.js';
 

@@ -1,7 +1,8 @@
 /**
- * The legacy cloud-config-downloader (seed-side §4.4), rendered with the gate off: a unit that
- * systemd restarts every 30 s, its credentials and its script. Its CA comes from a secret
- * reference that gardenlet resolves when it writes the OSC secret.
+ * The legacy cloud-config-downloader (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/downloader/downloader.go), rendered with the gate
+ * off: a unit that systemd restarts every 30 s, its credentials and its script. Its CA comes from a
+ * secret reference that gardenlet resolves when it writes the OSC secret.
  */
 import {
   BOOTSTRAP_TOKEN_PLACEHOLDER,

@@ -1,8 +1,10 @@
 /**
- * The legacy executor (seed-side §4.5), our own: what cloud-config-downloader runs on nodes that
- * have no node agent yet. It applies the OS extension's rendering of the reconcile OSC (during the
- * migration that OSC contains gardener-node-init, which installs the agent), after the node's
- * persisted delay, and reports the applied checksum on the Node like the agent does.
+ * The legacy executor (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/executor/executor.go), our own: what
+ * cloud-config-downloader runs on nodes that have no node agent yet. It applies the OS extension's
+ * rendering of the reconcile OSC (during the migration that OSC contains gardener-node-init, which
+ * installs the agent), after the node's persisted delay, and reports the applied checksum on the
+ * Node like the agent does.
  */
 import { formatKubeletDataVolumeScript } from '../../api/index.js';
 import { shellQuote } from '../shell-quote.js';

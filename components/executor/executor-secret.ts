@@ -1,6 +1,8 @@
 /**
- * The shoot secret the legacy downloader fetches (seed-side §4.5): `kube-system/<LegacyKey>` with
- * the executor script, its ComputeSecretChecksum as `checksum/data-script`, role `cloud-config`.
+ * The shoot secret the legacy downloader fetches (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/executor/executor.go): `kube-system/<LegacyKey>`
+ * with the executor script, its ComputeSecretChecksum as `checksum/data-script`, role
+ * `cloud-config`.
  */
 import {
   ANNOTATION,

@@ -1,6 +1,8 @@
 /**
- * The `gardener` user operators log in as over SSH (seed-side §3.10). Only rendered when SSH access
- * is enabled; without it the node agent removes the unit and files of an earlier OSC.
+ * The `gardener` user operators log in as over SSH (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/gardeneruser/component.go).
+ * Only rendered when SSH access is enabled; without it the node agent removes the unit and files of
+ * an earlier OSC.
  */
 import { b64, type Component, MODE, NO_OUTPUT } from '../component.js';
 import { gardenerUserScript } from './run-script.js';

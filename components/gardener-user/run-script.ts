@@ -1,6 +1,8 @@
 /**
- * `/var/lib/gardener-user/run.sh` (seed-side §3.10): the `gardener` user with the shoot's SSH keys
- * and password-less sudo. Runs at every boot and whenever the keys change; each step is idempotent.
+ * `/var/lib/gardener-user/run.sh` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/gardeneruser/component.go):
+ * the `gardener` user with the shoot's SSH keys and password-less sudo. Runs at every boot and
+ * whenever the keys change; each step is idempotent.
  */
 import { shellQuote } from '../shell-quote.js';
 

@@ -1,6 +1,8 @@
 /**
- * Caps the journal's age (seed-side §3.6): one file per day, kept two weeks. No unit: journald
- * reads the file on its next start, and restarting it would lose in-flight log lines.
+ * Caps the journal's age (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/journald/component.go): one
+ * file per day, kept two weeks. No unit: journald reads the file on its next start, and restarting
+ * it would lose in-flight log lines.
  */
 import { type Component, MODE, plain } from '../component.js';
 

@@ -1,7 +1,9 @@
 /**
- * Kernel parameters every node needs (seed-side §3.7), applied by restarting systemd-sysctl.
- * With kubelet's protect-kernel-defaults the kubelet refuses to start unless the kernel already has
- * the values it would otherwise set itself, so those are added here whenever that flag is on.
+ * Kernel parameters every node needs (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/kernelconfig/component.go),
+ * applied by restarting systemd-sysctl. With kubelet's protect-kernel-defaults the kubelet refuses
+ * to start unless the kernel already has the values it would otherwise set itself, so those are
+ * added here whenever that flag is on.
  */
 import { isAtLeastMinor } from '../../api/index.js';
 import { type Component, type ComponentContext, MODE, plain } from '../component.js';
@@ -50,7 +52,11 @@ export const PROTECT_KERNEL_DEFAULTS_SYSCTLS: Readonly<Record<string, string>> =
   'kernel/keys/root_maxbytes': '25000000',
 });
 
-/** The kubelet default (seed-side §3.8): explicit value, else on from Kubernetes 1.26. */
+/**
+ * The kubelet default (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/kubelet/config.go): explicit
+ * value, else on from Kubernetes 1.26.
+ */
 export function protectKernelDefaults(ctx: ComponentContext): boolean {
   return ctx.kubeletConfigParameters.protectKernelDefaults ?? isAtLeastMinor(ctx.kubernetesVersion, 1, 26);
 }

@@ -1,4 +1,8 @@
-/** The kubelet's command line flags (seed-side §3.8), in gardenlet's order. */
+/**
+ * The kubelet's command line flags (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/kubelet/cliflags.go), in
+ * gardenlet's order.
+ */
 import { formatSemVer, isAtLeastMinor, LABEL, PATH, type SemVer } from '../../api/index.js';
 import { isAllowedForKubelet } from './kubelet-labels.js';
 

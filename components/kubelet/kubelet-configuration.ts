@@ -1,7 +1,9 @@
 /**
  * The kubelet's config file (KubeletConfiguration, kubelet.config.k8s.io/v1beta1) as gardenlet
- * renders it: its defaults and fixed values (seed-side §3.8), serialised with k8s.io/kubelet's
- * JSON field set (non-omitempty zero values included), so the bytes equal upstream's (S-TV-16).
+ * renders it: its defaults and fixed values (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/kubelet/config.go), serialised
+ * with k8s.io/kubelet's JSON field set (non-omitempty zero values included), so the bytes equal
+ * upstream's (S-TV-16).
  */
 import { formatGoDuration, isAtLeastMinor, PATH, parseGoDuration, type SemVer } from '../../api/index.js';
 import type { KubeletConfigParameters } from '../component.js';

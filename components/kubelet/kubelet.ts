@@ -1,7 +1,8 @@
 /**
- * The kubelet component (seed-side §3.8): its unit with the flags, CA and config files, and (gate
- * on) the binary from the hyperkube image; with the gate off the legacy monitor unit and the
- * copy-binary ExecStartPre instead.
+ * The kubelet component (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/kubelet/component.go): its
+ * unit with the flags, CA and config files, and (gate on) the binary from the hyperkube image; with
+ * the gate off the legacy monitor unit and the copy-binary ExecStartPre instead.
  */
 import { type OscFile, type OscUnit, PATH, stringifyYaml, UNIT } from '../../api/index.js';
 import { b64, type Component, MODE } from '../component.js';

@@ -1,5 +1,6 @@
 /**
- * The node agent's configuration as gardenlet writes it (`ComponentConfig`, seed-side §5.1):
+ * The node agent's configuration as gardenlet writes it (`ComponentConfig`, gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go):
  * everything else zero-valued, so the node agent's defaults apply on the node. With per-node
  * identities it names the identity kubeconfig instead of syncing the shared token.
  */

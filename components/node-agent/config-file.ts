@@ -1,4 +1,8 @@
-/** The config file the node agent reads (`Files(config)` of seed-side §5.1): 0600, base64 YAML. */
+/**
+ * The config file the node agent reads (`Files(config)` of gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go): 0600,
+ * base64 YAML.
+ */
 import {
   encodeNodeAgentConfiguration,
   type NodeAgentConfiguration,

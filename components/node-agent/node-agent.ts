@@ -1,7 +1,8 @@
 /**
- * The gardener-node-agent component (seed-side §5.1, gate on only): its unit (from api/, the same
- * bytes `bootstrap` writes), its config and its binary from the node agent image. The unit lists
- * both files, so a new config or binary restarts the agent.
+ * The gardener-node-agent component (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go, gate
+ * on only): its unit (from api/, the same bytes `bootstrap` writes), its config and its binary from
+ * the node agent image. The unit lists both files, so a new config or binary restarts the agent.
  */
 import { NODE_AGENT_UNIT_CONTENT, PATH, UNIT } from '../../api/index.js';
 import { type Component, MODE, NO_OUTPUT } from '../component.js';

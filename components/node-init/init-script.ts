@@ -1,9 +1,10 @@
 /**
- * `/var/lib/gardener-node-agent/init.sh` (seed-side §4.1), our own: pull the node agent image with
- * containerd's `ctr`, copy its binary to /opt/bin, unmount, then hand over to
- * `gardener-node-agent bootstrap`. The image is shell-quoted (upstream HTML-escapes it, which breaks
- * references with `+`, see docs/compatibility.md), and the image is unmounted before the `exec`
- * (a trap on EXIT does not run across exec).
+ * `/var/lib/gardener-node-agent/init.sh` (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go), our own: pull the node
+ * agent image with containerd's `ctr`, copy its binary to /opt/bin, unmount, then hand over to
+ * `gardener-node-agent bootstrap`. The image is shell-quoted (upstream HTML-escapes it, which
+ * breaks references with `+`, see docs/compatibility.md), and the image is unmounted before the
+ * `exec` (a trap on EXIT does not run across exec).
  */
 import { PATH } from '../../api/index.js';
 import { shellQuote } from '../shell-quote.js';

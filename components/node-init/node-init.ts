@@ -1,7 +1,9 @@
 /**
- * What a new machine runs first (seed-side §4.1): `gardener-node-init.service`, its script, the
- * bootstrap token placeholder that machine-controller-manager replaces per machine, and the node
- * agent's config with a `bootstrap` section (the kubelet data volume size, if the pool has one).
+ * What a new machine runs first (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go):
+ * `gardener-node-init.service`, its script, the bootstrap token placeholder that
+ * machine-controller-manager replaces per machine, and the node agent's config with a `bootstrap`
+ * section (the kubelet data volume size, if the pool has one).
  */
 import {
   BOOTSTRAP_TOKEN_PLACEHOLDER,

@@ -1,6 +1,8 @@
 /**
- * Everything a node runs (seed-side §3.1): the original components in gardenlet's order, their
- * units and files concatenated in that order (the order is part of `osc.yaml` and its checksum).
+ * Everything a node runs (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/original.go): the original components in
+ * gardenlet's order, their units and files concatenated in that order (the order is part of
+ * `osc.yaml` and its checksum).
  */
 import type { Component, ComponentContext, ComponentOutput } from '../component.js';
 import { containerd } from '../containerd/containerd.js';

@@ -1,7 +1,9 @@
 /**
  * For OS extensions that read secrets asynchronously (from the seed's API server): inline every
  * `secretRef` file of an OSC before rendering, as gardenlet does for the node agent's OSC secret
- * (seed-side §5.3: `inline{encoding: b64}`, the reference dropped). renderUserData stays pure.
+ * (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go:
+ * `inline{encoding: b64}`, the reference dropped). renderUserData stays pure.
  */
 import type { FieldError, OperatingSystemConfig, OscFile } from '../../api/index.js';
 import { UserDataError } from './user-data.js';

@@ -2,8 +2,9 @@
  * What an OS extension writes into an OSC's status after rendering it, as upstream's generic OS
  * extension (provider-local in v1.91) does: the result secret `osc-result-<name>` (key
  * `cloud_config`), and for the `reconcile` purpose the reload command and the unit names and file
- * paths the legacy executor restarts and keeps (seed-side §4.5). The `provision` purpose gets only
- * the result secret: its user data enables and starts its units itself.
+ * paths the legacy executor restarts and keeps (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/executor/executor.go). The `provision` purpose
+ * gets only the result secret: its user data enables and starts its units itself.
  */
 import type * as z from 'zod';
 import {
@@ -36,8 +37,9 @@ export function resultSecretRef(osc: OperatingSystemConfig): { name: string; nam
 export interface StatusOptions {
   /**
    * Units the OS extension adds on top of the OSC (`status.extensionUnits`), e.g. a drop-in for an
-   * OS-provided unit. The node agent merges them into `spec.units` (node-side §7.5); written for
-   * the `reconcile` purpose only, since no one reads them from a provision OSC. Default: none.
+   * OS-provided unit. The node agent merges them into `spec.units` (gardener v1.91.4
+   * pkg/nodeagent/controller/operatingsystemconfig/changes.go); written for the `reconcile` purpose
+   * only, since no one reads them from a provision OSC. Default: none.
    */
   readonly extensionUnits?: readonly OscUnit[];
   /** Files the OS extension adds (`status.extensionFiles`); reconcile purpose only. Default: none. */

@@ -7,7 +7,8 @@
  * to /etc/systemd/system, reloads systemd and, for the `provision` purpose, enables/disables and
  * restarts/stops each unit and records that it ran, so a reboot does not apply it again. For the
  * `reconcile` purpose it is the `cloud_config` the legacy executor runs through `status.command`,
- * which enables and restarts `status.units` itself (seed-side §4.5), so it writes files only.
+ * which enables and restarts `status.units` itself (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/executor/executor.go), so it writes files only.
  *
  * The same OSC renders the same bytes. Only files with `transmitUnencoded` appear as plain text
  * (machine-controller-manager replaces `<<BOOTSTRAP_TOKEN>>` in the user data by plain string

@@ -1,6 +1,8 @@
 /**
- * Adds the shoot's CA bundle to the node's trust store (seed-side §3.4), in the two places the
- * distributions read it from, and runs the update script early in boot and whenever either changes.
+ * Adds the shoot's CA bundle to the node's trust store (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/rootcertificates/component.go),
+ * in the two places the distributions read it from, and runs the update script early in boot and
+ * whenever either changes.
  */
 import { b64, type Component, MODE, NO_OUTPUT } from '../component.js';
 import { updateLocalCaCertificatesScript } from './update-script.js';

@@ -1,7 +1,9 @@
 /**
  * `update-local-ca-certificates.sh`: rebuilds the node's trust store so it includes Gardener's CA
- * bundle (seed-side §3.4). Debian-like systems take local CAs from a directory of our choosing,
- * because /usr is read-only on some of them (Garden Linux); other systems read /etc/pki/trust/anchors.
+ * bundle (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/rootcertificates/component.go).
+ * Debian-like systems take local CAs from a directory of our choosing, because /usr is read-only on
+ * some of them (Garden Linux); other systems read /etc/pki/trust/anchors.
  */
 import { shellQuote } from '../shell-quote.js';
 

@@ -1,7 +1,8 @@
 /**
- * The two scripts behind sshd-ensurer.service (seed-side §3.9). The unit restarts the script every
- * 15 s, so each run is one idempotent check: whatever a user or the OS changes, SSH converges back to
- * what the shoot's `sshAccess` says.
+ * The two scripts behind sshd-ensurer.service (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/sshdensurer/component.go). The
+ * unit restarts the script every 15 s, so each run is one idempotent check: whatever a user or the
+ * OS changes, SSH converges back to what the shoot's `sshAccess` says.
  */
 
 const PRELUDE = `#!/bin/bash

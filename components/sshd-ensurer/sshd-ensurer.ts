@@ -1,6 +1,7 @@
 /**
- * Keeps sshd enabled or disabled as the shoot's SSH access says (seed-side §3.9). Always part of
- * the reconcile OSC: turning SSH off must actively stop a running sshd.
+ * Keeps sshd enabled or disabled as the shoot's SSH access says (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/sshdensurer/component.go).
+ * Always part of the reconcile OSC: turning SSH off must actively stop a running sshd.
  */
 import { b64, type Component, MODE } from '../component.js';
 import { disableSshdScript, enableSshdScript } from './scripts.js';

@@ -1,7 +1,9 @@
 /**
- * valitail's (promtail's) configuration (seed-side §3.2). Built as data and written through the
- * project's YAML codec rather than by text substitution, so an ingress or API server name can never
- * break the YAML; the directives and values are those of upstream's `valitail-config.tpl.yaml`.
+ * valitail's (promtail's) configuration (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/valitail/config.go). Built as
+ * data and written through the project's YAML codec rather than by text substitution, so an ingress
+ * or API server name can never break the YAML; the directives and values are those of upstream's
+ * `valitail-config.tpl.yaml`.
  */
 import { stringifyYaml } from '../../api/index.js';
 import { VALITAIL_PATH } from './paths.js';

@@ -1,7 +1,9 @@
 /**
- * Gate off only: `fetch-token.sh` reads the `gardener-valitail` token secret from the shoot with the
- * cloud-config-downloader's credentials and stores the decoded token where valitail reads it
- * (seed-side §3.2). With the node agent its token controller does this instead.
+ * Gate off only: `fetch-token.sh` reads the `gardener-valitail` token secret from the shoot with
+ * the cloud-config-downloader's credentials and stores the decoded token where valitail reads it
+ * (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go). With
+ * the node agent its token controller does this instead.
  */
 import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, PATH } from '../../api/index.js';
 import { shellQuote } from '../shell-quote.js';

@@ -1,4 +1,7 @@
-/** Where valitail's pieces live on the node (seed-side §3.2). */
+/**
+ * Where valitail's pieces live on the node (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go).
+ */
 import { PATH } from '../../api/index.js';
 
 const DIR = '/var/lib/valitail';

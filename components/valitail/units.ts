@@ -1,6 +1,7 @@
 /**
- * valitail's systemd units (seed-side §3.2), byte for byte: the node agent diffs unit contents, so
- * any change here restarts valitail on every node.
+ * valitail's systemd units (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go), byte
+ * for byte: the node agent diffs unit contents, so any change here restarts valitail on every node.
  */
 import { UNIT } from '../../api/index.js';
 import { VALITAIL_PATH, VALITAIL_UNIT } from './paths.js';

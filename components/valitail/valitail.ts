@@ -1,7 +1,9 @@
 /**
  * valitail ships the node's journal and Gardener's kube-system pod logs to the shoot's Vali
- * (seed-side §3.2). Gate on, the node agent installs the binary from the image and keeps the token
- * fresh; gate off (legacy), docker copies the binary and `fetch-token.sh` fetches the token.
+ * (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go). Gate
+ * on, the node agent installs the binary from the image and keeps the token fresh; gate off
+ * (legacy), docker copies the binary and `fetch-token.sh` fetches the token.
  */
 import type { OscFile, OscUnit } from '../../api/index.js';
 import { b64, type Component, type ComponentContext, MODE, NO_OUTPUT } from '../component.js';

@@ -5,20 +5,13 @@
  * it at once, and it is checked again at the configured interval (a Lease renewed does not
  * enqueue: there are many, and a node's first report is its checksum).
  */
-
-import type { NodeObject } from '../../api/index.js';
-import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT } from '../../api/index.js';
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
+import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT, type NodeObject } from '../../api/index.js';
+import { newController } from '../../runtime/controller-builder.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
 import type { WireLease } from '../../runtime/kube/lease.js';
+import type { RunningController } from '../../runtime/running-controller.js';
 import { directShootApplier } from '../../seed/direct-apply/shoot-applier.js';
-import {
-  type RunningController,
-  type SeedContext,
-  type ShootContext,
-  selectedCluster,
-} from '../../seed/manager/context.js';
+import { type SeedContext, type ShootContext, selectedCluster } from '../../seed/manager/context.js';
 import { migrationStates } from '../../seed/manager/seed-informers.js';
 import { MIGRATION_STATE_NAME } from '../../seed/migration-state/state.js';
 import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
@@ -32,7 +25,11 @@ export function addMigrationController(seed: SeedContext): RunningController {
   /** Per shoot (its context: a restarted shoot has a new cache), what the migration holds of it. */
   const leases = new Map<string, { shoot: ShootContext; acquired: AcquiredInformer<WireLease> }>();
   const nodeWatches = new Map<string, { shoot: ShootContext; unsubscribe: () => void }>();
-  let controller: Controller | undefined;
+  const builder = newController(MIGRATION_CONTROLLER_NAME, {
+    log: seed.log,
+    metrics: seed.metrics,
+    timeoutMs: 3 * 60_000,
+  });
 
   const release = (namespace: string) => {
     const held = leases.get(namespace);
@@ -53,10 +50,8 @@ export function addMigrationController(seed: SeedContext): RunningController {
     const nodes = shootNodes<NodeObject>(shoot.cache);
     if (!nodeWatches.has(namespace)) {
       const checksum = (n: NodeObject) => n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
-      const unsubscribe = nodes.subscribe({
-        update: (before, after) => {
-          if (leases.has(namespace) && checksum(before) !== checksum(after)) controller?.queue.add(namespace);
-        },
+      const unsubscribe = running.watch(nodes, () => namespace, {
+        update: (before, after) => leases.has(namespace) && checksum(before) !== checksum(after),
       });
       nodeWatches.set(namespace, { shoot, unsubscribe });
     }
@@ -86,35 +81,20 @@ export function addMigrationController(seed: SeedContext): RunningController {
     recorder: seed.recorder,
     metrics: migrationMetrics(seed.registry),
   });
-  controller = new Controller({
-    name: MIGRATION_CONTROLLER_NAME,
-    log: seed.log,
-    metrics: seed.metrics,
-    timeoutMs: 3 * 60_000,
-    reconcile: (namespace, ctx) => seed.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)),
-  });
-  const enqueue = (o: { metadata?: { name?: string } }) => controller?.queue.add(o.metadata?.name ?? '');
-  const unsubscribeClusters = seed.clusters.subscribe({
-    add: enqueue,
-    update: (_, c) => enqueue(c),
-    delete: enqueue,
-  });
   const states = migrationStates(seed.cache);
-  const stateChanged = (cm: { metadata?: { name?: string; namespace?: string } }) => {
-    if (cm.metadata?.name === MIGRATION_STATE_NAME) controller?.queue.add(cm.metadata?.namespace ?? '');
-  };
-  const unsubscribeStates = states.subscribe({ add: stateChanged, update: (_, cm) => stateChanged(cm) });
-  const synced = Promise.all([seed.clusters.waitForSync(signal), states.waitForSync(signal)]).then(() =>
-    controller?.start(signal),
-  );
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    unsubscribeClusters();
-    unsubscribeStates();
-    for (const namespace of [...leases.keys()]) release(namespace);
-    for (const watch of nodeWatches.values()) watch.unsubscribe();
-    await controller?.stopped();
-  })();
-  return { synced: () => synced.then(() => undefined), stopped: () => stopped };
+  const running = builder
+    .watches(seed.clusters, (c) => c.metadata?.name ?? '')
+    .watches(
+      states,
+      (cm) => (cm.metadata?.name === MIGRATION_STATE_NAME ? (cm.metadata?.namespace ?? '') : undefined),
+      {
+        create: true,
+        update: true,
+      },
+    )
+    .onStop(() => {
+      for (const namespace of [...leases.keys()]) release(namespace);
+    })
+    .start(signal, (namespace, ctx) => seed.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)));
+  return running;
 }

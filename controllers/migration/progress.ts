@@ -1,8 +1,9 @@
 /**
- * How far the `UseGardenerNodeAgent` migration of a shoot got (seed-side §10 step 6): a node
- * counts as migrated when its agent holds a fresh Lease `gardener-node-agent-<node>` and the node
- * reports its pool's current OSC checksum. Nodes about to be deleted and nodes of another key (a
- * rolling update replaces them) do not block; every other node does, by name.
+ * How far the `UseGardenerNodeAgent` migration of a shoot got (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/worker.go): a node counts as migrated when its agent holds a
+ * fresh Lease `gardener-node-agent-<node>` and the node reports its pool's current OSC checksum.
+ * Nodes about to be deleted and nodes of another key (a rolling update replaces them) do not block;
+ * every other node does, by name.
  */
 import {
   ANNOTATION,

@@ -1,10 +1,11 @@
 /**
- * The `UseGardenerNodeAgent` migration of one shoot (seed-side §10), key: the shoot namespace.
- * It observes the recorded phase (read from the seed, never from a cache: the phase gates what
- * the operatingsystemconfig controller renders), whether a legacy ManagedResource exists (only
- * before any phase is recorded), and while Migrating the nodes, OSC secrets and agent Leases from
- * the shoot cache; `decideMigration` decides; the steps run in order. A restarted
- * controller-manager resumes a CleaningUp and never repeats a Completed.
+ * The `UseGardenerNodeAgent` migration of one shoot (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/worker.go), key: the shoot namespace. It observes the recorded
+ * phase (read from the seed, never from a cache: the phase gates what the operatingsystemconfig
+ * controller renders), whether a legacy ManagedResource exists (only before any phase is recorded),
+ * and while Migrating the nodes, OSC secrets and agent Leases from the shoot cache;
+ * `decideMigration` decides; the steps run in order. A restarted controller-manager resumes a
+ * CleaningUp and never repeats a Completed.
  */
 
 import type { NodeObject, SecretObject } from '../../api/index.js';

@@ -4,10 +4,9 @@
  * with per-node identities. It writes nothing but the approval of node agent requests; other
  * requests (the kubelets', anyone else's) are left to their own approvers.
  */
-
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
-import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
+import { newController } from '../../runtime/controller-builder.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import type { ProcessContext, ShootContext } from '../../seed/manager/context.js';
 import {
   type CsrObject,
   isFinal,
@@ -19,22 +18,16 @@ import { CsrApproverReconciler, csrApproverMetrics } from './reconciler.js';
 
 export const CSR_APPROVER_CONTROLLER_NAME = 'node-agent-csr-approver';
 
-export interface RunningCsrApprover extends RunningController {
-  readonly controller: Controller;
-}
-
 export interface CsrApproverSettings {
   /** `nodeAgent.maxCertificateLifetime`, in milliseconds. */
   readonly maxCertificateLifetime: number;
 }
 
-export function startCsrApprover(
+export function addCsrApproverController(
   shoot: ShootContext,
-  env: ProcessContext,
+  seed: ProcessContext,
   settings: CsrApproverSettings,
-): RunningCsrApprover {
-  const { signal } = shoot;
-  const log = shoot.log.child({ shoot: shoot.namespace, controller: CSR_APPROVER_CONTROLLER_NAME });
+): RunningController {
   const csrs = shootCsrs(shoot.cache);
   const nodes = shootNodes(shoot.cache);
   const reconciler = new CsrApproverReconciler({
@@ -42,33 +35,23 @@ export function startCsrApprover(
     index: new NodeAgentCsrIndex(csrs),
     nodeExists: (name) => nodes.get(name) !== undefined,
     client: shoot.client,
-    recorder: env.recorder,
+    recorder: seed.recorder,
     eventObject: shoot.eventObject,
-    metrics: csrApproverMetrics(env.metrics.registry),
+    metrics: csrApproverMetrics(seed.metrics.registry),
     maxExpirationSeconds: Math.floor(settings.maxCertificateLifetime / 1000),
   });
-  const controller = new Controller({
-    name: CSR_APPROVER_CONTROLLER_NAME,
-    reconcile: async (name, ctx) => {
-      await reconciler.reconcile(name, ctx);
-    },
-    timeoutMs: 60_000,
-    log,
-    metrics: env.metrics,
-  });
-  const enqueue = (csr: CsrObject) => {
-    if (!isFinal(csr) && csr.metadata?.name) controller.queue.add(csr.metadata.name);
-  };
-  const unsubscribe = csrs.subscribe({ add: enqueue, update: (_, csr) => enqueue(csr) });
-  // judge only with both caches filled: "is this node registered?" needs every Node
-  const synced = Promise.all([csrs.waitForSync(signal), nodes.waitForSync(signal)]).then(() =>
-    controller.start(signal),
+  const undecided = (csr: CsrObject) => !isFinal(csr) && Boolean(csr.metadata?.name);
+  return (
+    newController(CSR_APPROVER_CONTROLLER_NAME, {
+      timeoutMs: 60_000,
+      log: shoot.log.child({ shoot: shoot.namespace, controller: CSR_APPROVER_CONTROLLER_NAME }),
+      metrics: seed.metrics,
+    })
+      .watches(csrs, (csr) => csr.metadata?.name, { create: undecided, update: (_, csr) => undecided(csr) })
+      // judge only with both caches filled: "is this node registered?" needs every Node
+      .reads(nodes)
+      .start(shoot.signal, async (name, ctx) => {
+        await reconciler.reconcile(name, ctx);
+      })
   );
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    unsubscribe();
-    await controller.stopped();
-  })();
-  return { controller, synced: () => synced, stopped: () => stopped };
 }

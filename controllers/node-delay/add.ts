@@ -7,13 +7,13 @@
  * nothing but the delay annotation on them (and Warning events on the Cluster in the seed).
  */
 import { ANNOTATION, LABEL } from '../../api/index.js';
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
+import { newController } from '../../runtime/controller-builder.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { Informer } from '../../runtime/kube/informer.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import type { ProcessContext, RunningController, ShootContext } from '../../seed/manager/context.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import type { ProcessContext, ShootContext } from '../../seed/manager/context.js';
 import type { NodeDelayPatchBody, NodeObject } from './decide.js';
 import { nodeDelayMetrics } from './metrics.js';
 import { NodeDelayReconciler, type NodePatcher } from './reconciler.js';
@@ -38,7 +38,6 @@ export interface NodeDelayControllerOptions {
 
 /** The running controller; `reconciler` exposes the last assignment for tests and diagnostics. */
 export interface RunningNodeDelayController extends RunningController {
-  readonly controller: Controller;
   readonly informer: Informer<NodeObject>;
   readonly reconciler: NodeDelayReconciler;
 }
@@ -84,19 +83,17 @@ export function nodePatcher(client: Pick<KubeClient, 'mergePatch'>): NodePatcher
   };
 }
 
-export function startNodeDelayController(
+export function addNodeDelayController(
   shoot: ShootContext,
-  env: ProcessContext,
+  seed: ProcessContext,
   options: NodeDelayControllerOptions,
 ): RunningNodeDelayController {
   validateOptions(options);
-  const { signal } = shoot;
-  const log = shoot.log.child({ shoot: shoot.namespace });
   const informer = shoot.cache.informer<NodeObject>({
     resource: RESOURCE.node,
     labelSelector: options.nodeLabelSelector,
   });
-  const metrics = nodeDelayMetrics(env.metrics.registry);
+  const metrics = nodeDelayMetrics(seed.metrics.registry);
   const reconciler = new NodeDelayReconciler({
     shoot: shoot.namespace,
     shootAnnotations: () => shoot.cluster().shoot.metadata.annotations,
@@ -105,38 +102,26 @@ export function startNodeDelayController(
     minDelay: options.minDelay ?? 0,
     resyncPeriodMs: options.resyncPeriodMs ?? 60_000,
     patchConcurrency: options.patchConcurrency ?? 8,
-    recorder: env.recorder,
+    recorder: seed.recorder,
     eventObject: shoot.eventObject,
     metrics,
   });
-  const controller = new Controller({
-    name: NODE_DELAY_CONTROLLER_NAME,
-    reconcile: (key, rctx) => reconciler.reconcile(key, rctx),
+  const running = newController(NODE_DELAY_CONTROLLER_NAME, {
     timeoutMs: 3 * 60_000,
-    log,
-    metrics: env.metrics,
-  });
-  const key = shoot.namespace;
-  const batchDelayMs = options.batchDelayMs ?? 1000;
-  const enqueue = () => controller.queue.addAfter(key, batchDelayMs);
-  const unsubscribe = informer.subscribe({
-    add: enqueue,
-    update: (previous, next) => {
-      if (relevantChange(previous, next)) enqueue();
-    },
-    delete: enqueue,
-  });
-  // Decide only on a full cache: a partial list would look like nodes leaving.
-  const synced = informer.waitForSync(signal).then(() => {
-    controller.start(signal);
-    controller.queue.add(key);
-  });
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    unsubscribe();
-    await controller.stopped();
-    metrics.nodes.remove({ shoot: shoot.namespace });
-  })();
-  return { controller, informer, reconciler, synced: () => synced, stopped: () => stopped };
+    log: shoot.log.child({ shoot: shoot.namespace }),
+    metrics: seed.metrics,
+  })
+    // one key per shoot: a burst of joins and leaves is one computation
+    .watches(
+      informer,
+      () => shoot.namespace,
+      { create: true, update: relevantChange, delete: true },
+      {
+        delayMs: options.batchDelayMs ?? 1000,
+      },
+    )
+    .enqueueOnStart(shoot.namespace)
+    .ownsSeries(metrics.nodes, { shoot: shoot.namespace })
+    .start(shoot.signal, (key, ctx) => reconciler.reconcile(key, ctx));
+  return { ...running, informer, reconciler };
 }

@@ -127,7 +127,10 @@ export function planNodeDelays(input: PlanInput): NodeDelayPlan {
   return { assignment, patches, deleting: deleting.sort(), invalid };
 }
 
-/** The window of a shoot: its max delay (seed-side §7.1, api/max-delay.ts) and the configured min. */
+/**
+ * The window of a shoot: its max delay (gardener v1.91.4 pkg/gardenlet/operation/shoot/shoot.go,
+ * api/max-delay.ts) and the configured min.
+ */
 export interface DelayWindow {
   readonly minDelay: number;
   readonly maxDelay: number;

@@ -9,14 +9,13 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { OperatingSystemConfig } from '../../api/index.js';
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
+import { newController } from '../../runtime/controller-builder.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
+import type { RunningController } from '../../runtime/running-controller.js';
 import { directShootApplier } from '../../seed/direct-apply/shoot-applier.js';
 import {
   CLUSTER_EVENT_NAMESPACE,
   clusterEventsSelector,
-  type RunningController,
   type SeedContext,
 } from '../../seed/manager/context.js';
 import {
@@ -68,54 +67,33 @@ export function addOscController(seed: SeedContext): RunningController {
       }),
     metrics: oscControllerMetrics(seed.registry),
   });
-  const controller = new Controller({
-    name: OSC_CONTROLLER_NAME,
+  const builder = newController(OSC_CONTROLLER_NAME, {
     log: seed.log,
     metrics: seed.metrics,
     concurrency: config.controllers.operatingSystemConfig.concurrentSyncs,
     timeoutMs: 3 * 60_000,
-    reconcile: (namespace, ctx) => seed.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)),
   });
-  const enqueueCluster = (c: { metadata?: { name?: string } }) =>
-    controller.queue.add(c.metadata?.name ?? '');
   /** An object in a shoot namespace enqueues the shoot, if its Cluster exists. */
-  const enqueueNamespace = (o: { metadata?: { namespace?: string } }) => {
+  const shootOf = (o: { metadata?: { namespace?: string } }) => {
     const namespace = o.metadata?.namespace ?? '';
-    if (seed.clusters.get(namespace)) controller.queue.add(namespace);
+    return seed.clusters.get(namespace) ? namespace : undefined;
   };
   /** Once a started shoot's Nodes and OSC secrets are cached, its node status can be reported. */
-  const whenNodesKnown = (namespace: string) => {
+  seed.shoots.onStarted((namespace) => {
     const running = seed.shoots.get(namespace);
     if (!running) return;
     Promise.all([
       shootNodes(running.cache).waitForSync(running.signal),
       oscSecrets(running.cache).waitForSync(running.signal),
     ]).then(
-      () => enqueueNamespace({ metadata: { namespace } }),
+      () => shootOf({ metadata: { namespace } }) !== undefined && builder.queue.add(namespace),
       () => undefined,
     );
-  };
-  seed.shoots.onStarted(whenNodesKnown);
-  const unsubscribes = [
-    seed.clusters.subscribe({
-      add: enqueueCluster,
-      update: (_, c) => enqueueCluster(c),
-      delete: enqueueCluster,
-    }),
-    oscs.subscribe({ update: (_, osc) => enqueueNamespace(osc), delete: enqueueNamespace }),
-    states.subscribe({ add: enqueueNamespace, update: (_, cm) => enqueueNamespace(cm) }),
-  ];
-  const synced = Promise.all([
-    seed.clusters.waitForSync(signal),
-    oscs.waitForSync(signal),
-    accessSecrets.waitForSync(signal),
-    states.waitForSync(signal),
-  ]).then(() => controller.start(signal));
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    for (const unsubscribe of unsubscribes) unsubscribe();
-    await controller.stopped();
-  })();
-  return { synced: () => synced.then(() => undefined), stopped: () => stopped };
+  });
+  return builder
+    .watches(seed.clusters, (c) => c.metadata?.name ?? '')
+    .watches(oscs, shootOf, { update: true, delete: true })
+    .watches(states, shootOf, { create: true, update: true })
+    .reads(accessSecrets)
+    .start(signal, (namespace, ctx) => seed.mutex.run(namespace, () => reconciler.reconcile(namespace, ctx)));
 }

@@ -1,9 +1,11 @@
 /**
- * The operatingsystemconfig controller's decisions (pure), in the order of a reconcile (seed-side
- * §2, §9): what happens to the Cluster (finalizer, clean-up, hand-over), what the render needs
- * from the migration, which rendered objects differ from the live ones (only those are written,
- * so a shoot where nothing changed costs reads only), whether the OS extension reported every
- * OSC ready, what the ManagedResource needs, and which OSCs are stale.
+ * The operatingsystemconfig controller's decisions (pure), in the order of a reconcile (gardener
+ * v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): what happens to the Cluster
+ * (finalizer, clean-up, hand-over), what the render needs from the migration, which rendered
+ * objects differ from the live ones (only those are written, so a shoot where nothing changed costs
+ * reads only), whether the OS extension reported every OSC ready, what the ManagedResource needs,
+ * and which OSCs are stale.
  */
 import type { ClusterObject, ManagedResource, OperatingSystemConfig } from '../../api/index.js';
 import { mergePatchChanges } from '../../seed/kube/seed-writes.js';

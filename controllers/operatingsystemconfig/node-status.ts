@@ -1,7 +1,8 @@
 /**
- * Whether every node of every worker pool runs its pool's current OSC (seed-side §9.4, S-TV-23):
- * nodes about to be deleted and nodes of another key (a rolling update) are skipped; the others
- * must report the secret's checksum in `checksum/cloud-config-data`. Pure.
+ * Whether every node of every worker pool runs its pool's current OSC (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/worker.go, S-TV-23): nodes about to be deleted and nodes of
+ * another key (a rolling update) are skipped; the others must report the secret's checksum in
+ * `checksum/cloud-config-data`. Pure.
  */
 import { ANNOTATION, key, LABEL, TAINT_PREFER_NO_SCHEDULE, tryParseSemVer } from '../../api/index.js';
 import type { ShootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';

@@ -1,7 +1,9 @@
 /**
- * When an OSC counts as reconciled by its OS extension (seed-side §2.6, S-TV-26): the live object
- * carries our timestamp, has no error, its generation was observed, no operation is pending, the
- * last operation succeeded after our timestamp (to the second), and the user data is referenced.
+ * When an OSC counts as reconciled by its OS extension (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go, S-TV-26): the live
+ * object carries our timestamp, has no error, its generation was observed, no operation is pending,
+ * the last operation succeeded after our timestamp (to the second), and the user data is
+ * referenced.
  */
 import { ANNOTATION, type OperatingSystemConfig } from '../../api/index.js';
 

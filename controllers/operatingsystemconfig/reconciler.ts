@@ -1,6 +1,8 @@
 /**
  * The operatingsystemconfig reconcile of one selected shoot (key: the shoot namespace, which is
- * also the Cluster's name), in gardenlet's order (seed-side §2, §9): 1. shoot-access secrets;
+ * also the Cluster's name), in gardenlet's order (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): 1. shoot-access secrets;
  * 2. the OSC pair per worker pool; 3. wait until the OS extension reported every OSC ready; 4. the
  * shoot objects rendered from the reconciled OSCs (ManagedResources, or in direct mode applied
  * into the shoot); 5. stale OSCs deleted; 6. node status as metrics and events.
@@ -18,6 +20,7 @@ import {
   decodeCluster,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   formatFieldErrors,
+  type GardenerVersion,
   instantFromDate,
   LABEL_VALUE,
   type OperatingSystemConfig,
@@ -38,6 +41,7 @@ import type { SeedValues } from '../../seed/manager/seed-render-values.js';
 import { readMigrationState } from '../../seed/migration-state/state.js';
 import type { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
 import { cleanUpShoot, deleteOsc } from './clean-up.js';
+import { decideContract } from './contract.js';
 import {
   type ClusterDecision,
   decideCluster,
@@ -167,6 +171,9 @@ export class OscReconciler {
       this.event(namespace, 'Warning', 'InvalidCluster', message);
       return undefined;
     }
+    const gardenerVersion = this.contract(namespace, live);
+    // a contract we cannot render is reported and waits for the next change of the Cluster
+    if (gardenerVersion === undefined) return undefined;
     let seedValues: SeedValues;
     try {
       seedValues = await this.o.renderValues(namespace, decoded.value);
@@ -174,12 +181,25 @@ export class OscReconciler {
       this.event(namespace, 'Warning', 'MissingSeedSecrets', (e as Error).message);
       return { requeueAfterMs: RETRY_MS };
     }
-    const result = await this.deploy(decoded.value, seedValues, ctx);
+    const result = await this.deploy(decoded.value, seedValues, gardenerVersion, ctx);
     // during a CA rotation the bundle secrets change again soon: look again then, not in an hour
     return seedValues.rotating ? { requeueAfterMs: RETRY_MS } : result;
   }
 
-  private async deploy(cluster: Cluster, seedValues: SeedValues, ctx: ReconcileContext) {
+  /** The Cluster's contract (its annotation over `gardenerVersion`), or undefined after a Warning event. */
+  private contract(namespace: string, live: ClusterObject): GardenerVersion | undefined {
+    const decision = decideContract(live.metadata?.annotations, this.o.config.gardenerVersion);
+    if (decision.render) return decision.gardenerVersion;
+    this.event(namespace, 'Warning', decision.reason, decision.message);
+    return undefined;
+  }
+
+  private async deploy(
+    cluster: Cluster,
+    seedValues: SeedValues,
+    gardenerVersion: GardenerVersion,
+    ctx: ReconcileContext,
+  ) {
     const namespace = cluster.name;
     const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
     const migration = migrationInput(gate, await readMigrationState(this.o.seed, namespace));
@@ -191,6 +211,7 @@ export class OscReconciler {
     const input = {
       cluster,
       values: seedValues.values,
+      gardenerVersion,
       useGardenerNodeAgent: gate,
       legacyNodes: migration.legacyNodes,
       now: instantFromDate(new Date(this.clock.now())),

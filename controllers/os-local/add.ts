@@ -6,15 +6,15 @@
  * (type predicate plus "has operation annotation, last operation not successful, is deleting").
  */
 import type { StatusOptions } from '../../components/os-local/status.js';
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
+import { newController } from '../../runtime/controller-builder.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { objectKey } from '../../runtime/kube/informer.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { RunningController, SeedContext } from '../../seed/manager/context.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import type { SeedContext } from '../../seed/manager/context.js';
 import { operatingSystemConfigs } from '../../seed/manager/seed-informers.js';
 import { KubeOsLocalClient, type OsLocalClient } from './client.js';
 import { decide, type OscObject, oscType, updateNeedsReconcile } from './decide.js';
@@ -44,6 +44,7 @@ export interface OsLocalControllerOptions {
   readonly status?: StatusOptions;
 }
 
+/** The controller over `o.cache`; stops when `signal` aborts. */
 export function startOsLocalController(o: OsLocalControllerOptions, signal: AbortSignal): RunningController {
   const type = o.type ?? DEFAULT_TYPE;
   const log = (o.log ?? silentLogger).child({ controller: CONTROLLER_NAME, type });
@@ -53,9 +54,7 @@ export function startOsLocalController(o: OsLocalControllerOptions, signal: Abor
     recorder: o.recorder,
     status: o.status,
   });
-  const controller = new Controller({
-    name: CONTROLLER_NAME,
-    reconcile: (key, ctx) => reconciler.reconcile(key, ctx),
+  const builder = newController(CONTROLLER_NAME, {
     concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
     timeoutMs: RECONCILE_TIMEOUT_MS,
     log: o.log,
@@ -63,36 +62,26 @@ export function startOsLocalController(o: OsLocalControllerOptions, signal: Abor
   });
   const ours = (osc: OscObject) => oscType(osc) === type;
   const namespaces = o.namespaces?.length ? [...new Set(o.namespaces)] : [undefined];
-  const informers = namespaces.map((namespace) =>
-    namespace === undefined
-      ? operatingSystemConfigs<OscObject>(o.cache)
-      : o.cache.informer<OscObject>({ resource: RESOURCE.operatingSystemConfig, namespace }),
+  for (const namespace of namespaces) {
+    const informer =
+      namespace === undefined
+        ? operatingSystemConfigs<OscObject>(o.cache)
+        : o.cache.informer<OscObject>({ resource: RESOURCE.operatingSystemConfig, namespace });
+    builder.watches(informer, objectKey, {
+      create: (osc) => ours(osc) && decide(osc).action !== 'none',
+      update: (previous, next) => ours(next) && updateNeedsReconcile(previous, next),
+    });
+  }
+  const running = builder.start(signal, (key, ctx) => reconciler.reconcile(key, ctx));
+  void running.synced().then(
+    () => log.info({ namespaces: o.namespaces?.length ? namespaces : 'all' }, 'os-local controller started'),
+    () => undefined,
   );
-  const unsubscribes = informers.map((informer) =>
-    informer.subscribe({
-      add: (osc) => {
-        if (ours(osc) && decide(osc).action !== 'none') controller.queue.add(objectKey(osc));
-      },
-      update: (previous, next) => {
-        if (ours(next) && updateNeedsReconcile(previous, next)) controller.queue.add(objectKey(next));
-      },
-    }),
-  );
-  const synced = Promise.all(informers.map((i) => i.waitForSync(signal))).then(() => {
-    controller.start(signal);
-    log.info({ namespaces: o.namespaces?.length ? namespaces : 'all' }, 'os-local controller started');
-  });
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    for (const unsubscribe of unsubscribes) unsubscribe();
-    await controller.stopped();
-  })();
-  return { synced: () => synced, stopped: () => stopped };
+  return running;
 }
 
 /** os-local in the controller-manager: the OS extension for OSCs of `type`, over the seed cache. */
-export function addOsLocal(seed: SeedContext, type: string): RunningController {
+export function addOsLocalController(seed: SeedContext, type: string): RunningController {
   return startOsLocalController(
     {
       cache: seed.cache,

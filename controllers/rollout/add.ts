@@ -6,25 +6,15 @@
  * batch delay; the decision itself says when to look again (a grant due, a settle time ending, a
  * Lease to check).
  */
-import {
-  ANNOTATION,
-  LABEL,
-  NODE_AGENT_REPORT_ANNOTATIONS,
-  PERMITTED_CHECKSUM_ANNOTATION,
-} from '../../api/index.js';
-import { whenAborted } from '../../runtime/abort.js';
-import { Controller } from '../../runtime/controller.js';
+import { newController } from '../../runtime/controller-builder.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
-import {
-  type RunningController,
-  type SeedContext,
-  type ShootContext,
-  selectedCluster,
-} from '../../seed/manager/context.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import { type SeedContext, type ShootContext, selectedCluster } from '../../seed/manager/context.js';
 import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
 import { rolloutMetrics } from './metrics.js';
 import type { LeaseObject, NodeObject, SecretObject } from './observe.js';
 import { RolloutReconciler } from './reconciler.js';
+import { clusterAnnotationsChanged, nodeChanged, secretChanged } from './signatures.js';
 
 export const ROLLOUT_CONTROLLER_NAME = 'rollout';
 
@@ -35,44 +25,22 @@ export interface RolloutControllerOptions {
   readonly resyncPeriodMs?: number;
 }
 
-const NODE_FIELDS_READ = [
-  ANNOTATION.checksumCloudConfigData,
-  ANNOTATION.reconciliationDelay,
-  PERMITTED_CHECKSUM_ANNOTATION,
-  ...NODE_AGENT_REPORT_ANNOTATIONS,
-];
-const NODE_LABELS_READ = [LABEL.workerPool, LABEL.zone, LABEL.kubernetesVersion, LABEL.criName];
-
-/** What the gate reads of a Node, as one string: an update that does not change it does nothing. */
-function nodeSignature(n: NodeObject): string {
-  const ready = n.status?.conditions?.find((c) => c.type === 'Ready');
-  return JSON.stringify([
-    NODE_FIELDS_READ.map((k) => n.metadata?.annotations?.[k]),
-    NODE_LABELS_READ.map((k) => n.metadata?.labels?.[k]),
-    Boolean(n.metadata?.deletionTimestamp),
-    ready?.status,
-    String(ready?.lastTransitionTime ?? ''),
-    n.spec?.taints?.map((t) => `${t.key}:${t.effect}`) ?? [],
-  ]);
-}
-
-function secretSignature(s: SecretObject): string {
-  return JSON.stringify([
-    s.metadata?.annotations?.[ANNOTATION.checksumDataScript],
-    s.metadata?.labels?.[LABEL.workerPool],
-    s.metadata?.labels?.[LABEL.gardenerRole],
-  ]);
-}
-
-export function startRolloutController(
+export function addRolloutController(
   shoot: ShootContext,
   seed: SeedContext,
   options: RolloutControllerOptions = {},
-): RunningController & { readonly controller: Controller } {
+): RunningController {
   const { signal, namespace } = shoot;
   const log = shoot.log.child({ shoot: namespace });
   const nodes = shootNodes<NodeObject & { metadata?: { name?: string } }>(shoot.cache);
   const secrets = oscSecrets(shoot.cache);
+  const builder = newController(ROLLOUT_CONTROLLER_NAME, {
+    timeoutMs: 3 * 60_000,
+    log,
+    metrics: seed.metrics,
+  });
+  const batchDelayMs = options.batchDelayMs ?? 300;
+  const enqueue = () => builder.queue.addAfter(namespace, batchDelayMs);
   let leases: AcquiredInformer<LeaseObject> | undefined;
   const releaseLeases = () => {
     leases?.release();
@@ -108,56 +76,39 @@ export function startRolloutController(
     metrics: rolloutMetrics(seed.registry),
     resyncPeriodMs: options.resyncPeriodMs,
   });
-  const controller = new Controller({
-    name: ROLLOUT_CONTROLLER_NAME,
-    reconcile: (key, ctx) => reconciler.reconcile(key, ctx),
-    timeoutMs: 3 * 60_000,
-    log,
-    metrics: seed.metrics,
-  });
-  const batchDelayMs = options.batchDelayMs ?? 300;
-  const enqueue = () => controller.queue.addAfter(namespace, batchDelayMs);
-  const unsubscribe = [
-    nodes.subscribe({
-      add: enqueue,
-      update: (a, b) => nodeSignature(a) !== nodeSignature(b) && enqueue(),
-      delete: enqueue,
-    }),
-    secrets.subscribe({
-      add: enqueue,
-      update: (a, b) =>
-        secretSignature(a as SecretObject) !== secretSignature(b as SecretObject) && enqueue(),
-      delete: enqueue,
-    }),
-    seed.clusters.subscribe({
-      update: (a, b) => {
-        if (b.metadata?.name !== namespace) return;
-        if (JSON.stringify(a.metadata?.annotations ?? {}) !== JSON.stringify(b.metadata?.annotations ?? {}))
-          enqueue();
-      },
-    }),
-  ];
-  // decide only on full caches: a partial list would look like nodes without a configuration
-  const synced = Promise.all([nodes.waitForSync(signal), secrets.waitForSync(signal)]).then(() => {
-    controller.start(signal);
-    controller.queue.add(namespace);
-  });
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    for (const u of unsubscribe) u();
-    await controller.stopped();
-    // handed over (deselected) or deleted, not a shutdown or a lost leadership: let go of the nodes
-    if (!seed.signal.aborted && !selectedCluster(seed.config, seed.clusters.get(namespace))) {
-      await reconciler
-        .release({ signal: new AbortController().signal, log })
-        .then(() => log.info('The shoot is no longer selected: removed the rollout permissions'))
-        .catch((e: unknown) =>
-          log.error({ err: e }, 'Unable to remove the rollout permissions of a deselected shoot'),
-        );
-    }
-    releaseLeases();
-    reconciler.forget();
-  })();
-  return { controller, synced: () => synced, stopped: () => stopped };
+  const batched = { delayMs: batchDelayMs };
+  const ours = (c: { metadata?: { name?: string } }) => c.metadata?.name === namespace;
+  return (
+    builder
+      // one key per shoot; decide only on full caches: a partial list would look like nodes
+      // without a configuration
+      .watches(nodes, () => namespace, { create: true, update: nodeChanged, delete: true }, batched)
+      .watches(
+        secrets,
+        () => namespace,
+        { create: true, update: (a, b) => secretChanged(a as SecretObject, b as SecretObject), delete: true },
+        batched,
+      )
+      .watches(
+        seed.clusters,
+        () => namespace,
+        { update: (a, b) => ours(b) && clusterAnnotationsChanged(a, b) },
+        { ...batched, waitForSync: false },
+      )
+      .enqueueOnStart(namespace)
+      .onStop(async () => {
+        // handed over (deselected) or deleted, not a shutdown or a lost leadership: let go of the nodes
+        if (!seed.signal.aborted && !selectedCluster(seed.config, seed.clusters.get(namespace))) {
+          await reconciler
+            .release({ signal: new AbortController().signal, log })
+            .then(() => log.info('The shoot is no longer selected: removed the rollout permissions'))
+            .catch((e: unknown) =>
+              log.error({ err: e }, 'Unable to remove the rollout permissions of a deselected shoot'),
+            );
+        }
+        releaseLeases();
+        reconciler.forget();
+      })
+      .start(signal, (key, ctx) => reconciler.reconcile(key, ctx))
+  );
 }

@@ -2,10 +2,10 @@
  * The token-labels reconciler: every access-token secret in the shoot that a seed shoot-access
  * secret targets (`kube-system/gardener-node-agent`, `kube-system/gardener-valitail`, ...) carries
  * `gardener.cloud/role=access-token`, so operators and tools find them with `kubectl -l` and agents
- * can tell an access token from other secrets. Upstream sets no such label (seed-side §8.1,
- * docs/compatibility.md). Idempotent; only that label is ever written (merge patch of labels with
- * the resourceVersion it was decided on), never data, and a `gardener.cloud/role` someone else set
- * to another value is left alone and reported.
+ * can tell an access token from other secrets. Upstream sets no such label (gardener v1.91.4
+ * pkg/utils/gardener/shoot.go, docs/compatibility.md). Idempotent; only that label is ever written
+ * (merge patch of labels with the resourceVersion it was decided on), never data, and a
+ * `gardener.cloud/role` someone else set to another value is left alone and reported.
  */
 import { LABEL, LABEL_VALUE } from '../../api/index.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';

@@ -6,15 +6,15 @@
  * skipped; they are queued again when it starts.
  */
 import type { V1Secret } from '@kubernetes/client-node';
-import { whenAborted } from '../../runtime/abort.js';
 import { type Clock, realClock } from '../../runtime/clock.js';
-import { Controller } from '../../runtime/controller.js';
+import { newController } from '../../runtime/controller-builder.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { type Informer, objectKey } from '../../runtime/kube/informer.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
-import type { RunningController, SeedContext } from '../../seed/manager/context.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import type { SeedContext } from '../../seed/manager/context.js';
 import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
 import { tokenRequestorMetrics } from './metrics.js';
 import { TokenRequestorReconciler, type TokenShootApi } from './reconciler.js';
@@ -60,37 +60,27 @@ export function startTokenRequestor(o: TokenRequestorOptions, signal: AbortSigna
     metrics: tokenRequestorMetrics(o.metrics.registry),
     recorder: o.recorder,
   });
-  const controller = new Controller({
-    name: CONTROLLER_NAME,
-    reconcile: (key, ctx) => reconciler.reconcile(key, ctx),
+  const running = newController(CONTROLLER_NAME, {
     concurrency: o.concurrency ?? 2,
     timeoutMs: RECONCILE_TIMEOUT_MS,
     clock,
     log,
     metrics: o.metrics,
-  });
-  const enqueue = (s: V1Secret) => {
-    if (ours(s)) controller.queue.add(objectKey(s));
-  };
-  const unsubscribe = o.secrets.subscribe({ add: enqueue, update: (_previous, next) => enqueue(next) });
-  const synced = o.secrets.waitForSync(signal).then(() => controller.start(signal));
-  synced.catch(() => undefined);
-  const stopped = (async () => {
-    await whenAborted(signal);
-    unsubscribe();
-    await controller.stopped();
-  })();
+  })
+    .watches(o.secrets, objectKey, { create: ours, update: (_previous, next) => ours(next) })
+    .start(signal, (key, ctx) => reconciler.reconcile(key, ctx));
   return {
-    synced: () => synced,
-    stopped: () => stopped,
+    ...running,
     resync: (namespace) => {
-      for (const s of o.secrets.list()) if (!namespace || s.metadata?.namespace === namespace) enqueue(s);
+      for (const s of o.secrets.list())
+        if (ours(s) && (!namespace || s.metadata?.namespace === namespace))
+          running.controller.queue.add(objectKey(s));
     },
   };
 }
 
 /** The token-requestor of the controller-manager: tokens for every running shoot. */
-export function addTokenRequestor(seed: SeedContext): RunningController {
+export function addTokenRequestorController(seed: SeedContext): RunningController {
   const running = startTokenRequestor(
     {
       secrets: shootAccessSecrets(seed.cache),

@@ -1,9 +1,9 @@
 /**
- * The token-requestor's decisions (pure): what a seed secret asks for, whether a token is due,
- * and what the ServiceAccount, the target secret and the seed secret need. Direct mode's
- * token-requestor (seed-side §8.1) does what gardener-resource-manager does for a seed secret
- * labelled `resources.gardener.cloud/purpose=token-requestor` and
- * `resources.gardener.cloud/class=shoot`.
+ * The token-requestor's decisions (pure): what a seed secret asks for, whether a token is due, and
+ * what the ServiceAccount, the target secret and the seed secret need. Direct mode's
+ * token-requestor (gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go) does what
+ * gardener-resource-manager does for a seed secret labelled
+ * `resources.gardener.cloud/purpose=token-requestor` and `resources.gardener.cloud/class=shoot`.
  *
  * Per seed secret: while its renew timestamp lies ahead and the target secret holds a token,
  * nothing happens until then. Otherwise: ensure the ServiceAccount in the shoot

@@ -1,4 +1,7 @@
-/** The direct-mode token-requestor (seed-side §8.1): GRM's token minting without GRM. */
+/**
+ * The direct-mode token-requestor (gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go):
+ * GRM's token minting without GRM.
+ */
 export * from './add.js';
 export * from './decide.js';
 export * from './metrics.js';

@@ -1,10 +1,10 @@
 /**
- * When a requested token is renewed (seed-side §8.1), as gardener-resource-manager's token-requestor
- * computes it: renew after 80 % of the token's lifetime, the lifetime capped at 24 h, plus GRM's
- * jitter. GRM uses `wait.Jitter(d, 0.05)`, which is one-sided: `d + rand[0,1) * 0.05 * d`. We keep
- * exactly that, so a token is renewed between 80 % and 84 % of min(lifetime, 24 h): a 720h token
- * after 19.2 h to 20.16 h, a 10-minute token after 8 to 8.4 minutes, never after it expired. The
- * random source is injectable, so tests are exact.
+ * When a requested token is renewed (gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go),
+ * as gardener-resource-manager's token-requestor computes it: renew after 80 % of the token's
+ * lifetime, the lifetime capped at 24 h, plus GRM's jitter. GRM uses `wait.Jitter(d, 0.05)`, which
+ * is one-sided: `d + rand[0,1) * 0.05 * d`. We keep exactly that, so a token is renewed between 80
+ * % and 84 % of min(lifetime, 24 h): a 720h token after 19.2 h to 20.16 h, a 10-minute token after
+ * 8 to 8.4 minutes, never after it expired. The random source is injectable, so tests are exact.
  *
  * The lifetime comes from `serviceaccount.resources.gardener.cloud/token-expiration-duration` (a Go
  * duration, default 12h), floored at the TokenRequest API's minimum of 600 s (the API server rejects

@@ -27,13 +27,13 @@ import {
   sha256Hex,
   stringifyYaml,
 } from '../../api/index.js';
-import { startNodeDelayController } from '../../controllers/node-delay/add.js';
-import { startRolloutController } from '../../controllers/rollout/add.js';
+import { addNodeDelayController } from '../../controllers/node-delay/add.js';
+import { addRolloutController } from '../../controllers/rollout/add.js';
 import { decidePool } from '../../controllers/rollout/decide.js';
 import type { NodeView } from '../../controllers/rollout/observe.js';
 import type { PoolRollout } from '../../controllers/rollout/state.js';
-import { startLeaseController } from '../../node-agent/controllers/lease/add.js';
-import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { addLeaseController } from '../../node-agent/controllers/lease/add.js';
+import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -169,7 +169,7 @@ async function measured(): Promise<Map<string, Outcome>> {
   for (const name of names) {
     const root = join(dir, name);
     mkdirSync(root);
-    const osc = startOscController(
+    const osc = addOscController(
       {
         http,
         client,
@@ -190,7 +190,7 @@ async function measured(): Promise<Map<string, Outcome>> {
       },
       stop.signal,
     );
-    startLeaseController({ client, node: () => osc.nodes.list()[0] }, stop.signal);
+    addLeaseController({ client, node: () => osc.nodes.list()[0] }, stop.signal);
   }
 
   const config = fixture.config({
@@ -204,8 +204,8 @@ async function measured(): Promise<Map<string, Outcome>> {
     controllers: {
       seed: [],
       shoot: [
-        (ctx, env) => startNodeDelayController(ctx, env, {}),
-        (ctx, env) => startRolloutController(ctx, env),
+        (ctx, env) => addNodeDelayController(ctx, env, {}),
+        (ctx, env) => addRolloutController(ctx, env),
       ],
     },
   });

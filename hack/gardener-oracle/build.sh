@@ -12,10 +12,13 @@
 #                           $XDG_CACHE_HOME/gardener-osc/gardener-oracle/gardener-<v>-<hash>/
 #   ORACLE_GO_PARALLELISM   `go build -p` (default: number of CPUs, at most 4)
 #   ORACLE_FORCE_REBUILD=1  rebuild even if the cache dir is complete
+#   ORACLE_SOURCE_DIR, ORACLE_NAME
+#                           another oracle's Go module and binary name (default: this directory,
+#                           gardener-oracle); hack/gardener-oracle-150/build.sh sets them
 set -euo pipefail
 
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-NAME=gardener-oracle
+HERE="${ORACLE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
+NAME="${ORACLE_NAME:-gardener-oracle}"
 # Bump when the build recipe (flags, ldflags) changes, to invalidate old caches.
 RECIPE=1
 
@@ -24,6 +27,10 @@ die() { printf '%s: ERROR: %s\n' "${NAME}" "$*" >&2; exit 1; }
 
 GARDENER_VERSION="$(awk '$1=="github.com/gardener/gardener" && $2 ~ /^v/ {print $2; exit}' "${HERE}/go.mod")"
 [[ -n "${GARDENER_VERSION}" ]] || die "cannot read the github.com/gardener/gardener version from ${HERE}/go.mod"
+# The Go floor is the module's `go` directive (1.22.0 for v1.91.4, 1.26.5 for v1.150.0); with
+# GOTOOLCHAIN=local a newer directive fails the build instead of downloading a toolchain.
+GO_DIRECTIVE="$(awk '$1=="go" {print $2; exit}' "${HERE}/go.mod")"
+GO_MINOR="$(cut -d. -f2 <<<"${GO_DIRECTIVE}")"
 
 sha256() { if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi; }
 # Cache key: go.sum (all module contents) + go.mod + our sources + the recipe version.
@@ -42,15 +49,15 @@ fi
 
 if ! command -v go >/dev/null 2>&1; then
   die "the Go toolchain ('go') is not on PATH. The compatibility tests (test/compat) run Gardener
-  ${GARDENER_VERSION}'s own code, built from its Go module; that needs Go >= 1.22 (tested with
+  ${GARDENER_VERSION}'s own code, built from its Go module; that needs Go >= 1.${GO_MINOR} (tested with
   go1.26.8). Install it, e.g. from https://go.dev/dl/ (tar -C /usr/local -xzf go1.*.linux-amd64.tar.gz;
   export PATH=/usr/local/go/bin:\$PATH) or your distribution's package (Debian: apt-get install
   golang-go), then re-run: ${HERE}/build.sh"
 fi
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
 GOVERSION="$(go env GOVERSION)"
-if [[ "${GOVERSION}" =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] < 22)); then
-  die "${GOVERSION} is too old: Go >= 1.22 is needed (go.mod says go 1.22.0; tested with go1.26.8)."
+if [[ "${GOVERSION}" =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] < GO_MINOR)); then
+  die "${GOVERSION} is too old: Go >= 1.${GO_MINOR} is needed (go.mod says go ${GO_DIRECTIVE}; tested with go1.26.8)."
 fi
 
 mkdir -p "${CACHE_BASE}"

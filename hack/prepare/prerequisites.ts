@@ -57,6 +57,10 @@ export const BUILDS: readonly Build[] = [
     why: "Gardener v1.91.4's own code, the judge of the contract in test/compat",
     go: true,
   }),
+  build('gardener-oracle-150', 'hack/gardener-oracle-150/build.sh', {
+    why: "Gardener v1.150.0's own code, the judge of the v1.150.0 contract in test/compat/v1.150 (needs Go >= 1.26.5)",
+    go: true,
+  }),
   build('real-node', 'hack/real-node/build.sh', {
     why: 'a Debian root filesystem with systemd, and systemd-nspawn, for the real-node tests (needs root)',
     packages: ['debootstrap'],

@@ -20,7 +20,7 @@
 # under /run/systemd/nspawn, and the node directory. With --owner, an owner that is gone also takes
 # the empty run directory and BASE with it.
 #
-# Safety rules (../../../shared/spec/real-systemd.md), enforced before anything happens:
+# Safety rules (docs/real-node.md#safety-rules-enforced-in-code), enforced before anything happens:
 #   - ROOTFS resolves strictly inside ROOT-PARENT, is not / (device and inode) and holds
 #     /.container-root-marker;
 #   - ROOT-PARENT and BASE are not / and not under /tmp;

@@ -1,5 +1,5 @@
 /**
- * The safety rules of a real node (../../../shared/spec/real-systemd.md), checked in code before
+ * The safety rules of a real node (docs/real-node.md#safety-rules-enforced-in-code), checked in code before
  * anything touches a container root. The same rules as node.sh, which enforces them again for
  * whatever it boots, cleans or removes:
  *

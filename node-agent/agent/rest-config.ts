@@ -1,8 +1,9 @@
 /**
- * The agent's API credentials (node-side §5.1): a kubeconfig when configured (or `$KUBECONFIG`);
- * otherwise the API server and CA of the config with the agent's own token file, which the
- * client re-reads so rotations need no restart. Without that file yet, the legacy downloader's
- * token (migration) or the machine's bootstrap token fetches the agent's own token first.
+ * The agent's API credentials (gardener v1.91.4 cmd/gardener-node-agent/app/app.go): a kubeconfig
+ * when configured (or `$KUBECONFIG`); otherwise the API server and CA of the config with the
+ * agent's own token file, which the client re-reads so rotations need no restart. Without that file
+ * yet, the legacy downloader's token (migration) or the machine's bootstrap token fetches the
+ * agent's own token first.
  */
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -109,7 +110,7 @@ export async function agentCredentials(o: AgentCredentialsOptions): Promise<Clus
   return KubeconfigFileAccess.load(file);
 }
 
-/** Lower-cased kernel hostname (node-side §5.2). */
+/** Lower-cased kernel hostname (gardener v1.91.4 pkg/nodeagent/hostname.go). */
 export function hostName(override: string | undefined): string {
   return (override || hostname()).toLowerCase();
 }

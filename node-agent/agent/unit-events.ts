@@ -1,10 +1,11 @@
 /**
- * The events upstream's systemd layer records on the Node for every unit job (node-side §13): a
- * start, stop or restart is `SystemDUnitStart`/`SystemDUnitStop`/`SystemDUnitRestart`, Normal with
- * `processed <op> of unit <name>`, or Warning with `processed <op> of unit <name> failed with error
- * <error>` when systemd reports the job failed. So a unit that fails to start is visible on its
- * Node, not only in the agent's log. Before the Node is registered there is nothing to attach them
- * to (upstream passes no node then): the call goes through without an event.
+ * The events upstream's systemd layer records on the Node for every unit job (gardener v1.91.4
+ * pkg/nodeagent/dbus/dbus.go): a start, stop or restart is
+ * `SystemDUnitStart`/`SystemDUnitStop`/`SystemDUnitRestart`, Normal with `processed <op> of unit
+ * <name>`, or Warning with `processed <op> of unit <name> failed with error <error>` when systemd
+ * reports the job failed. So a unit that fails to start is visible on its Node, not only in the
+ * agent's log. Before the Node is registered there is nothing to attach them to (upstream passes no
+ * node then): the call goes through without an event.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { EventRecorder } from '../../runtime/events.js';

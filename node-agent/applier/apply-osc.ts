@@ -1,6 +1,7 @@
 /**
- * One apply: the next OSC against the last applied one, on a host root (node-side §7.3, §15).
- * Prepare, then commit: nothing is written before everything knowable is known.
+ * One apply: the next OSC against the last applied one, on a host root (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go). Prepare, then commit: nothing is
+ * written before everything knowable is known.
  *
  *  1. Reject a bad OSC as a whole before anything is written (schema, base64, image paths, paths
  *     that cannot all be written).

@@ -13,7 +13,10 @@ import { planIndex } from './plan-index.js';
 import { copyImageFile } from './prepare.js';
 import type { Step } from './steps.js';
 
-/** Unit files and drop-ins are the agent's and root's alone (§7.7). */
+/**
+ * Unit files and drop-ins are the agent's and root's alone (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go).
+ */
 export const UNIT_FILE_MODE = 0o600;
 export interface StepContext {
   readonly host: HostRoot;
@@ -51,7 +54,10 @@ async function writeFileStep(ctx: StepContext, path: string): Promise<void> {
   }
 }
 
-/** Writes only when the bytes differ, but always restores the mode (§7.7: a manual chmod is undone). */
+/**
+ * Writes only when the bytes differ, but always restores the mode (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: a manual chmod is undone).
+ */
 async function writeUnitFile(ctx: StepContext, path: string, content: string): Promise<void> {
   await ctx.host.prepareParent(path);
   const stat = await lstat(path).catch(() => undefined);

@@ -1,7 +1,9 @@
 /**
- * Bytes of an inline OSC file (node-side §7.6): encoding `""` is the data as UTF-8, `b64` standard
- * base64 with padding (line breaks ignored, as Go's decoder does). Checked strictly: Node's own
- * decoder would silently drop bad characters and write something else than was meant.
+ * Bytes of an inline OSC file (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): encoding `""` is the data as
+ * UTF-8, `b64` standard base64 with padding (line breaks ignored, as Go's decoder does). Checked
+ * strictly: Node's own decoder would silently drop bad characters and write something else than was
+ * meant.
  */
 const ALPHABET = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')

@@ -1,7 +1,8 @@
 /**
  * A Plan flattened into the ordered steps the applier runs and checks off one by one. Each step
  * does at most one systemd call, so after a crash at most the one step that was in flight repeats.
- * The order (node-side §7.3 with the v1.147 self-restart point):
+ * The order (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/reconciler.go,
+ * with the self-restart point of v1.147, docs/compatibility.md N3):
  *   files -> unit files and drop-ins -> enable/disable -> removed units
  *   -> deleted files in systemd's unit directories -> daemon-reload -> self-restart
  *   -> unit commands -> other deleted files
@@ -38,7 +39,10 @@ export function stepId(step: Step): string {
   return step.op;
 }
 
-/** Unit commands run to the end even when one fails (§7.9: all attempted, errors aggregated). */
+/**
+ * Unit commands run to the end even when one fails (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: all attempted, errors aggregated).
+ */
 export function isUnitCommand(step: Step): boolean {
   return step.op === 'restart' || step.op === 'stop';
 }

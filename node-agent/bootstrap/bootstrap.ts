@@ -1,8 +1,8 @@
 /**
- * The `bootstrap` procedure (node-side §4), run once by gardener-node-init.service: format the
- * kubelet data volume if configured, install the agent's own unit, start the agent and disable the
- * init unit so it never runs again. Any error aborts; the init unit retries the whole procedure,
- * so every step is idempotent.
+ * The `bootstrap` procedure (gardener v1.91.4 pkg/nodeagent/bootstrap/bootstrap.go), run once by
+ * gardener-node-init.service: format the kubelet data volume if configured, install the agent's own
+ * unit, start the agent and disable the init unit so it never runs again. Any error aborts; the
+ * init unit retries the whole procedure, so every step is idempotent.
  */
 import {
   NODE_AGENT_UNIT_CONTENT,

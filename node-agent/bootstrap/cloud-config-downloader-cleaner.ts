@@ -1,7 +1,8 @@
 /**
- * CloudConfigDownloaderCleaner (node-side §5.6, v1.91): once the agent runs, the legacy
- * cloud-config-downloader's state and its multi-user.target.wants link go; systemd reloads only
- * when there was a link to forget. Idempotent, so it may run on every start.
+ * CloudConfigDownloaderCleaner (gardener v1.91.4
+ * cmd/gardener-node-agent/app/bootstrappers/cloud_config_downloader_cleaner.go, v1.91): once the
+ * agent runs, the legacy cloud-config-downloader's state and its multi-user.target.wants link go;
+ * systemd reloads only when there was a link to forget. Idempotent, so it may run on every start.
  */
 import { rm } from 'node:fs/promises';
 import { PATH } from '../../api/index.js';

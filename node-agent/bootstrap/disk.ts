@@ -1,7 +1,8 @@
 /**
- * Formatting the kubelet data volume (node-side §4.1) behind an interface: `ScriptDisk` runs the
- * shared formatter script on the node (production), `MemoryDisk` and `RecordingDisk` only remember
- * the request (tests, demos). Nothing else in the agent touches block devices.
+ * Formatting the kubelet data volume (gardener v1.91.4
+ * pkg/nodeagent/bootstrap/kubelet_data_volume.go) behind an interface: `ScriptDisk` runs the shared
+ * formatter script on the node (production), `MemoryDisk` and `RecordingDisk` only remember the
+ * request (tests, demos). Nothing else in the agent touches block devices.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +19,10 @@ export interface Disk {
   formatKubeletDataVolume(sizeInBytes: number): Promise<void>;
 }
 
-/** The agent's temp dir: root-only (upstream creates it with mode bits 0000, node-side §20.1). */
+/**
+ * The agent's temp dir: root-only (upstream creates it with mode bits 0000, gardener v1.91.4
+ * pkg/nodeagent/bootstrap/bootstrap.go).
+ */
 export const NODE_AGENT_TEMP_DIR_MODE = 0o700;
 export const FORMATTER_SCRIPT_PREFIX = 'format-kubelet-data-volume-';
 export const FORMATTER_SCRIPT_MODE = 0o755;

@@ -1,7 +1,9 @@
 /**
- * The kubelet's bootstrap kubeconfig (node-side §5.5; runs on every start of the agent): while the
- * node has a bootstrap token and the kubelet has neither its real kubeconfig nor a client
- * certificate, `/var/lib/kubelet/kubeconfig-bootstrap` (0600) lets the kubelet request one.
+ * The kubelet's bootstrap kubeconfig (gardener v1.91.4
+ * cmd/gardener-node-agent/app/bootstrappers/kubelet_bootstrap_kubeconfig.go; runs on every start of
+ * the agent): while the node has a bootstrap token and the kubelet has neither its real kubeconfig
+ * nor a client certificate, `/var/lib/kubelet/kubeconfig-bootstrap` (0600) lets the kubelet request
+ * one.
  */
 import { readFile } from 'node:fs/promises';
 import { type NodeAgentConfiguration, PATH, stringifyYaml } from '../../api/index.js';
@@ -13,7 +15,10 @@ import { ensureDir } from '../fs/ensure-dir.js';
 
 export const KUBELET_BOOTSTRAP_NAME = 'kubelet-bootstrap';
 export const KUBELET_BOOTSTRAP_KUBECONFIG_MODE = 0o600;
-/** What kubelet itself creates its root dir with (upstream's os.ModeDir gives 0000, node-side §20.1). */
+/**
+ * What kubelet itself creates its root dir with (upstream's os.ModeDir gives 0000, gardener v1.91.4
+ * pkg/nodeagent/bootstrap/bootstrap.go).
+ */
 export const KUBELET_DIR_MODE = 0o750;
 
 export type KubeletBootstrapKubeconfigResult =

@@ -1,7 +1,8 @@
 /**
- * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (node-side §4): what
- * gardener-node-init.service runs once per node. `--root` defaults to `/` (the init script passes
- * no flag); `--config` defaults to `<root>/var/lib/gardener-node-agent/config.yaml`.
+ * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (gardener v1.91.4
+ * pkg/nodeagent/bootstrap/bootstrap.go): what gardener-node-init.service runs once per node.
+ * `--root` defaults to `/` (the init script passes no flag); `--config` defaults to
+ * `<root>/var/lib/gardener-node-agent/config.yaml`.
  *
  * `--systemd` and `--disk` default to the real thing (`systemctl`, `script`) only when the root is
  * `/`: restarting units or formatting the machine's disks for a tree in a temp dir is never what

@@ -93,12 +93,12 @@ function containerdCheck(flags: RunFlags, env: NodeJS.ProcessEnv): ContainerdChe
 }
 
 /**
- * `--api-server URL` and `--ca-file FILE` replace `apiServer.server` and `apiServer.caBundle` of the
- * config for this process: the file on disk stays what the OSC wrote (it names the API server as
- * the nodes of a real landscape reach it), while the agent talks to the URL given. Needed where
- * the two differ, e.g. many agents on one machine against a local API server (the demo). They
- * apply to the token credentials (node-side §5.1) and to the per-node identity the agent obtains;
- * with any other kubeconfig they are a usage error.
+ * `--api-server URL` and `--ca-file FILE` replace `apiServer.server` and `apiServer.caBundle` of
+ * the config for this process: the file on disk stays what the OSC wrote (it names the API server
+ * as the nodes of a real landscape reach it), while the agent talks to the URL given. Needed where
+ * the two differ, e.g. many agents on one machine against a local API server (the demo). They apply
+ * to the token credentials (gardener v1.91.4 cmd/gardener-node-agent/app/app.go) and to the
+ * per-node identity the agent obtains; with any other kubeconfig they are a usage error.
  */
 export function withApiServerOverrides(
   config: NodeAgentConfiguration,

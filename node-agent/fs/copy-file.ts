@@ -1,6 +1,7 @@
 /**
- * CopyFile (node-side §14, N-TV-17): the destination gets the source's bytes and exactly `mode`,
- * replaced atomically. Used for files taken from container images.
+ * CopyFile (gardener v1.91.4 pkg/nodeagent/files/files.go, N-TV-17): the destination gets the
+ * source's bytes and exactly `mode`, replaced atomically. Used for files taken from container
+ * images.
  */
 import { constants, copyFile, stat } from 'node:fs/promises';
 import { replaceFileAtomically } from './atomic-write.js';

@@ -1,6 +1,7 @@
 /**
- * collectAllFiles (node-side §7.5): `spec.files ++ status.extensionFiles`, diffed by path over the
- * union (moving a file between the two lists is no change).
+ * collectAllFiles (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/changes.go):
+ * `spec.files ++ status.extensionFiles`, diffed by path over the union (moving a file between the
+ * two lists is no change).
  */
 import type { OperatingSystemConfig, OscFile } from '../../api/index.js';
 

@@ -1,6 +1,8 @@
 /**
- * computePlan (node-side §7.5–7.11): the diff between the last applied OSC and the next one, turned
- * into a Plan. Pure: no I/O, the same inputs always give the same plan.
+ * computePlan (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/changes.go,
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): the diff between the last applied
+ * OSC and the next one, turned into a Plan. Pure: no I/O, the same inputs always give the same
+ * plan.
  */
 import { type OperatingSystemConfig, type OscFile, UNIT } from '../../api/index.js';
 import { collectAllFiles } from './collect-files.js';

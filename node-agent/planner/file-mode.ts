@@ -1,6 +1,8 @@
 /**
- * The mode an OSC file is written with (node-side §7.6): its `permissions`, or 0600 without. One
- * definition for the applier that writes the file and the plan that shows it, so both agree.
+ * The mode an OSC file is written with (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): its `permissions`, or 0600
+ * without. One definition for the applier that writes the file and the plan that shows it, so both
+ * agree.
  */
 import type { OscFile } from '../../api/index.js';
 

@@ -1,8 +1,9 @@
 /**
- * mergeUnits (node-side §7.5): the units of an OSC are `spec.units ++ status.extensionUnits`, and an
- * OS extension may add drop-ins or file dependencies to a unit gardenlet already declared by
- * repeating its name. The first occurrence creates the entry; later ones overwrite `enable`,
- * `command` and `content` when they set them and append `dropIns` and `filePaths`.
+ * mergeUnits (gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/changes.go): the
+ * units of an OSC are `spec.units ++ status.extensionUnits`, and an OS extension may add drop-ins
+ * or file dependencies to a unit gardenlet already declared by repeating its name. The first
+ * occurrence creates the entry; later ones overwrite `enable`, `command` and `content` when they
+ * set them and append `dropIns` and `filePaths`.
  */
 import type { OperatingSystemConfig, OscDropIn, OscUnit } from '../../api/index.js';
 

@@ -23,7 +23,10 @@ export interface PlannedDropIns {
   readonly write: readonly OscDropIn[];
   /** Names of drop-ins to remove from that directory. */
   readonly delete: readonly string[];
-  /** The unit has no drop-ins at all: the whole `.d` directory is removed (§7.7). */
+  /**
+   * The unit has no drop-ins at all: the whole `.d` directory is removed (gardener v1.91.4
+   * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go).
+   */
   readonly removeDirectory: boolean;
 }
 

@@ -1,5 +1,6 @@
 /**
- * What systemd does with a changed unit (node-side §7.7 step 4, §7.9, N-TV-32), with the rules this
+ * What systemd does with a changed unit (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go, N-TV-32), with the rules this
  * project chose: the node agent's own unit is always enabled and never restarted through systemd
  * (the agent restarts itself), `gardener-node-init.service` is never enabled or started (its job
  * ends once the agent runs), and `start` means restart.

@@ -1,5 +1,6 @@
 /**
- * The production ImageExtractor (node-side §14) through the `ctr` CLI of containerd:
+ * The production ImageExtractor (gardener v1.91.4 pkg/nodeagent/registry/containerd_extractor.go)
+ * through the `ctr` CLI of containerd:
  *   ctr --address A --namespace N images pull --hosts-dir <root>/etc/containerd/certs.d IMAGE
  *   ctr --address A --namespace N images mount IMAGE <root>/var/lib/gardener-node-agent/tmp/mount-image-XXXXXX
  *   copy <mount>/<filePathInImage> -> destination (atomic, exact mode)

@@ -1,4 +1,8 @@
-/** Files taken out of container images (OSC `imageRef` files, node-side §7.6, §14). */
+/**
+ * Files taken out of container images (OSC `imageRef` files, gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go,
+ * pkg/nodeagent/registry/containerd_extractor.go).
+ */
 export interface ImageExtractor {
   /**
    * Copies `filePathInImage` of `image` to `destination` (an absolute path on this machine, already

@@ -1,11 +1,12 @@
 /**
- * The production Systemd: `systemctl` subprocesses (node-side §13 names this as an option to D-Bus).
+ * The production Systemd: `systemctl` subprocesses (gardener v1.91.4 pkg/nodeagent/dbus/dbus.go
+ * names this as an option to D-Bus).
  * - enable/disable mirror D-Bus EnableUnitFiles(force=true)/DisableUnitFiles: `--force` replaces
  *   conflicting symlinks, `--no-reload` because the agent reloads once, when it decides to.
  * - start/stop/restart use `--job-mode=replace` (StartUnit(name, "replace")) and wait for the job, at
- *   most `jobWaitMs` (10 s, §13): a job still running then is logged and counted as done, so one
- *   slow unit cannot stall the whole apply. The systemctl client is killed; the job itself stays
- *   queued in systemd and finishes there.
+ *   most `jobWaitMs` (10 s, gardener v1.91.4 pkg/nodeagent/dbus/dbus.go): a job still running then
+ *   is logged and counted as done, so one slow unit cannot stall the whole apply. The systemctl
+ *   client is killed; the job itself stays queued in systemd and finishes there.
  * - `--no-ask-password` so nothing ever waits for a prompt; `--` so a unit name is never an option.
  * - unitStatus is `systemctl show --property=…` (InvocationID, the state timestamps): systemd's
  *   own answer to whether a restart or stop happened, read before and after a crash.

@@ -1,10 +1,11 @@
 import type { UnitStatus } from './unit-status.js';
 
 /**
- * What the node agent asks of systemd (node-side §13). Unit names are passed verbatim. start, stop
- * and restart wait for the job (at most a bounded time, see the systemctl implementation).
- * `unitStatus` reads systemd's own view of a unit (`systemctl show`), which is how an apply
- * resumed after a crash tells whether a restart or stop in flight already took effect.
+ * What the node agent asks of systemd (gardener v1.91.4 pkg/nodeagent/dbus/dbus.go). Unit names are
+ * passed verbatim. start, stop and restart wait for the job (at most a bounded time, see the
+ * systemctl implementation). `unitStatus` reads systemd's own view of a unit (`systemctl show`),
+ * which is how an apply resumed after a crash tells whether a restart or stop in flight already
+ * took effect.
  */
 export interface Systemd {
   unitStatus(unit: string): Promise<UnitStatus>;

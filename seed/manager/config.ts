@@ -5,9 +5,11 @@
  */
 import * as z from 'zod';
 import {
+  DEFAULT_GARDENER_VERSION,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   type FieldError,
   formatGoDuration,
+  GARDENER_VERSIONS,
   NODE_AGENT_IDENTITY,
   parseGoDuration,
   parseYaml,
@@ -100,6 +102,11 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
    * `direct`: they are server-side applied into the shoot, and our token-requestor fills tokens.
    */
   applyMode: z.enum(['managedResource', 'direct']).default('managedResource'),
+  /**
+   * The contract rendered for every selected Cluster (what gardenlet of this release writes); a
+   * Cluster's annotation `node-configuration.gardener.cloud/gardener-version` overrides it.
+   */
+  gardenerVersion: z.enum(GARDENER_VERSIONS).default(DEFAULT_GARDENER_VERSION),
   featureGates: z
     .strictObject({ [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true) })
     .prefault({}),
@@ -159,7 +166,10 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
       operatingSystemConfig: z
         .strictObject({
           concurrentSyncs: z.number().int().min(1).max(100).default(5),
-          /** How long the OS extension may take before a Warning event (seed-side §2.6: 3m). */
+          /**
+           * How long the OS extension may take before a Warning event (gardener v1.91.4
+           * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go: 3m).
+           */
           waitTimeout: goDuration.default(180_000),
           /** Periodic reconcile of every selected shoot. */
           syncPeriod: goDuration.default(3_600_000),

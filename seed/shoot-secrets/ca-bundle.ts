@@ -1,11 +1,13 @@
 /**
  * The cluster and kubelet CA bundles, as gardenlet's secrets manager keeps them in the shoot
- * namespace (seed-side §2.4, §9.2): secrets labelled `managed-by=secrets-manager`,
- * `manager-identity=gardenlet`, `bundle-for=ca` (resp. `ca-kubelet`), the PEM bundle under
- * `bundle.crt`. During a CA rotation, or briefly after one until the secrets manager cleans up,
- * more than one bundle secret exists: the newest wins (see newest-first.ts for the order and its
- * tie-break) and `rotating` tells the caller to requeue until only one is left. The winning
- * secret's name is what the legacy downloader references as its CA secret.
+ * namespace (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): secrets labelled
+ * `managed-by=secrets-manager`, `manager-identity=gardenlet`, `bundle-for=ca` (resp. `ca-kubelet`),
+ * the PEM bundle under `bundle.crt`. During a CA rotation, or briefly after one until the secrets
+ * manager cleans up, more than one bundle secret exists: the newest wins (see newest-first.ts for
+ * the order and its tie-break) and `rotating` tells the caller to requeue until only one is left.
+ * The winning secret's name is what the legacy downloader references as its CA secret.
  *
  * The input may be any list of secrets (e.g. everything listed with SECRETS_MANAGER_SELECTOR):
  * secrets without the exact labels are ignored.

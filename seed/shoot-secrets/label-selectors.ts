@@ -1,7 +1,9 @@
 /**
- * The label selectors the seed lookups list secrets with (seed-side §2.4, §9.2): gardenlet's secrets
- * manager labels every secret it owns `managed-by=secrets-manager,manager-identity=gardenlet`; CA
- * bundles add `bundle-for=<ca name>`, SSH keypairs `name=ssh-keypair`.
+ * The label selectors the seed lookups list secrets with (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): gardenlet's secrets manager labels
+ * every secret it owns `managed-by=secrets-manager,manager-identity=gardenlet`; CA bundles add
+ * `bundle-for=<ca name>`, SSH keypairs `name=ssh-keypair`.
  *
  * The selection functions filter with the same label sets (`hasLabels`), so a caller may list once
  * with `SECRETS_MANAGER_SELECTOR` and pass the whole list to every lookup, or list per lookup with

@@ -1,10 +1,12 @@
 /**
- * The render values gardenlet would use for one shoot (seed-side §9.2), built from the seed's
- * secrets-manager secrets in the shoot namespace plus what the caller knows from its own
- * configuration (images, node logging). Steps as upstream: the cluster CA is required (its
- * `bundle.crt` and secret name), the kubelet CA likewise (§2.4), and, when SSH access is enabled,
- * the `ssh-keypair` (current, then old public key). `apiServerUrl` stays undefined unless the
- * caller passes one, so the renderer derives `https://api.<internal domain>` itself.
+ * The render values gardenlet would use for one shoot (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go), built from the seed's secrets-manager
+ * secrets in the shoot namespace plus what the caller knows from its own configuration (images,
+ * node logging). Steps as upstream: the cluster CA is required (its `bundle.crt` and secret name),
+ * the kubelet CA likewise (gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go), and, when SSH access is
+ * enabled, the `ssh-keypair` (current, then old public key). `apiServerUrl` stays undefined unless
+ * the caller passes one, so the renderer derives `https://api.<internal domain>` itself.
  *
  * Every problem is reported (not just the first), and the result is validated against
  * RenderValuesSchema, so what this returns is exactly what `gardener-osc render --values` accepts.
@@ -18,7 +20,11 @@ import { selectSshPublicKeys } from './ssh-keys.js';
 export interface SeedRenderInputs {
   /** Secrets of the shoot namespace: at least everything SECRETS_MANAGER_SELECTOR lists; others are ignored. */
   readonly secrets: readonly V1Secret[];
-  /** SSH access enabled for the shoot (§9.1): then the ssh-keypair is required and its keys passed. */
+  /**
+   * SSH access enabled for the shoot (gardener v1.91.4
+   * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): then the ssh-keypair is required
+   * and its keys passed.
+   */
   readonly sshAccessEnabled: boolean;
   readonly images?: RenderValues['images'];
   readonly nodeLogging?: boolean;

@@ -1,6 +1,7 @@
 /**
- * The SSH public keys gardenlet puts on every node (seed-side §9.2 step 4): the secrets manager's
- * `ssh-keypair` secrets (labelled `name=ssh-keypair`, `managed-by=secrets-manager`,
+ * The SSH public keys gardenlet puts on every node (gardener v1.91.4
+ * pkg/gardenlet/operation/botanist/operatingsystemconfig.go): the secrets manager's `ssh-keypair`
+ * secrets (labelled `name=ssh-keypair`, `managed-by=secrets-manager`,
  * `manager-identity=gardenlet`), key `id_rsa.pub`. The newest is the current keypair, the next
  * newest the old one kept after a rotation; anything older is ignored. Order and tie-break as in
  * newest-first.ts.

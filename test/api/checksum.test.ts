@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { secretChecksum, sha256Hex } from '../../api/checksum.js';
 
-describe('checksums (seed-side §9.6)', () => {
+// Upstream: gardener v1.91.4 pkg/utils/checksums.go.
+describe('checksums', () => {
   it('S-TV-20: ComputeSecretChecksum', () => {
     expect(secretChecksum({ script: 'script' })).to.equal(
       '762ab2979c97da7384f04a460a2c09c4e6c8aa25cdc2c9845800f2ee644a3e62',

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { key, keyFor, keySuffix, keySuffixHash, legacyKey } from '../../api/keys.js';
 import { parseSemVer } from '../../api/semver.js';
 
-describe('keys (seed-side §2.2)', () => {
+// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go.
+describe('keys', () => {
   it('S-TV-1: Key and LegacyKey', () => {
     expect(key('foo', parseSemVer('1.2.3'))).to.equal('gardener-node-agent-foo-77ac3');
     expect(legacyKey('foo', '1.2.3')).to.equal('cloud-config-foo-77ac3');

@@ -5,7 +5,8 @@ import { allNodesUpdatedTimeoutSeconds, maxDelayFromShoot } from '../../api/max-
 const KEY = 'shoot.gardener.cloud/cloud-config-execution-max-delay-seconds';
 const of = (value?: string) => maxDelayFromShoot(value === undefined ? {} : { [KEY]: value });
 
-describe('maxDelayFromShoot (seed-side §7.1)', () => {
+// Upstream: gardener v1.91.4 pkg/gardenlet/operation/shoot/shoot.go.
+describe('maxDelayFromShoot', () => {
   it('S-TV-25: absent, 0, 1800, 1801 and the wait timeout', () => {
     expect(of()).to.deep.equal({ seconds: 300, source: 'default' });
     expect(formatGoDuration(seconds(of().seconds))).to.equal('5m0s');

@@ -16,7 +16,11 @@ import { parseYaml } from '../../api/yaml/codec.js';
 const TOKEN = { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-/** ComponentConfig(...) of seed-side §5.1: what gardenlet renders, undefaulted. */
+/**
+ * ComponentConfig(...) of gardener v1.91.4
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go: what
+ * gardenlet renders, undefaulted.
+ */
 function componentConfig(o: {
   secretName: string;
   version?: string;
@@ -89,7 +93,8 @@ function valid(): NodeAgentConfiguration {
 const errorsOf = (c: NodeAgentConfiguration) =>
   validateNodeAgentConfiguration(c).map((e) => `${e.type} ${e.field}`);
 
-describe('NodeAgentConfiguration (node-side §3, seed-side §6)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/apis/config/v1alpha1/types.go.
+describe('NodeAgentConfiguration', () => {
   describe('serialisation', () => {
     it('S-TV-10: the component config renders byte for byte', () => {
       const yaml = encodeNodeAgentConfiguration(
@@ -195,7 +200,7 @@ describe('NodeAgentConfiguration (node-side §3, seed-side §6)', () => {
       ['log level', (c) => (c.logLevel = 'trace'), ['NotSupported logLevel']],
       ['log format', (c) => (c.logFormat = 'xml'), ['NotSupported logFormat']],
       ['feature gate', (c) => (c.featureGates = { Foo: true }), ['NotSupported featureGates.Foo']],
-    ]; // biome-ignore format: one mutation per line reads like the spec's table
+    ]; // biome-ignore format: one mutation per line, as the table of N-TV-02
 
     for (const [name, mutate, expected] of cases) {
       it(name, () => {

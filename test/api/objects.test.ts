@@ -95,7 +95,10 @@ describe('contract objects', () => {
     expect(read.osc.spec.files?.[0]?.content.inline?.data).to.equal('caf\uFFFD');
   });
 
-  it('the node agent unit is the one of seed-side §5.1 and node-side §4', () => {
+  // Upstream: gardener v1.91.4
+  // pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go,
+  // pkg/nodeagent/bootstrap/bootstrap.go.
+  it('the node agent unit is the one gardenlet renders and bootstrap writes', () => {
     expect(NODE_AGENT_UNIT_CONTENT).to.equal(
       '[Unit]\nDescription=Gardener Node Agent\nAfter=network-online.target\n\n[Service]\nLimitMEMLOCK=infinity\n' +
         'ExecStart=/opt/bin/gardener-node-agent --config=/var/lib/gardener-node-agent/config.yaml\nRestart=always\nRestartSec=5\n\n' +

@@ -58,7 +58,11 @@ rules:
   - update
 `;
 
-describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9.3)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/rbac.go,
+// pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/secrets.go,
+// pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+describe('ManagedResource shoot-gardener-node-agent', () => {
   it('S-TV-8: seven RBAC objects under the registry keys, the Role byte for byte', () => {
     const data = registryData(nodeAgentRbac(['osc-secret1', 'osc-secret2'], 'serviceAccount'));
     expect(Object.keys(data).sort()).to.deep.equal(
@@ -151,7 +155,7 @@ describe('ManagedResource shoot-gardener-node-agent (seed-side §5.2, §5.3, §9
     );
   });
 
-  it('the OSC secret checksum ignores timestamps, operations and OS extension status noise (§11 fix)', () => {
+  it('the OSC secret checksum ignores timestamps, operations and OS extension status noise (docs/compatibility.md 10)', () => {
     const base = fixture('pool-original', ['u'], ['/f']);
     const a = oscSecret(
       {

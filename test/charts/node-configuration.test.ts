@@ -37,7 +37,10 @@ const render = (cluster = exampleCluster(), useGardenerNodeAgent = true) =>
 const oscs = (objects: readonly { kind: string }[]) =>
   objects.filter((o) => o.kind === 'OperatingSystemConfig') as OperatingSystemConfig[];
 
-describe('node configuration of a shoot (seed-side §2, §9)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+// pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+describe('node configuration of a shoot', () => {
   it('S-TV-3: OSC names, annotations, labels, type, providerConfig, criConfig and reload path', () => {
     const all = oscs(render().seed);
     expect(all.map((o) => o.metadata.name)).to.deep.equal([

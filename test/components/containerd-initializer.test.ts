@@ -72,7 +72,10 @@ class Sandbox {
   }
 }
 
-describe('components/containerd-initializer (seed-side §3.5, S-TV-17)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/containerd/initializer.go
+// (S-TV-17).
+describe('components/containerd-initializer', () => {
   const out = containerdInitializer(componentContext());
   const script = contentOf(fileAt(out, SCRIPT));
 

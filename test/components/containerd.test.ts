@@ -5,7 +5,10 @@ import { componentContext, contentOf, expectComponentGolden, fileAt } from './su
 const LOGROTATE_CONFIG = '/etc/systemd/containerd.conf';
 const MONITOR = '/opt/bin/health-monitor-containerd';
 
-describe('components/containerd (seed-side §3.5, S-TV-17)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/containerd/component.go
+// (S-TV-17).
+describe('components/containerd', () => {
   const out = containerd(componentContext());
 
   it('renders logrotate service and timer and the monitor, in that order', () => {

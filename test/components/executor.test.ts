@@ -22,7 +22,8 @@ const input = {
   files: ['/var/lib/kubelet/config/kubelet', '/var/lib/gardener-node-agent/init.sh'],
 };
 
-describe('legacy executor (seed-side §4.5)', () => {
+// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/executor/executor.go.
+describe('legacy executor', () => {
   it('passes shellcheck, with and without a kubelet data volume', () => {
     for (const size of [undefined, 53687091200]) {
       const script = executorScript({ ...input, kubeletDataVolumeSize: size });

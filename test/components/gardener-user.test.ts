@@ -5,7 +5,9 @@ import { componentContext, contentOf, expectComponentGolden, fileAt } from './su
 const KEYS = '/var/lib/gardener-user-authorized-keys';
 const SCRIPT = '/var/lib/gardener-user/run.sh';
 
-describe('components/gardener-user (seed-side §3.10)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/gardeneruser/component.go.
+describe('components/gardener-user', () => {
   const keys = ['ssh-ed25519 AAAAC3Nz first@example.com', 'ssh-rsa AAAAB3Nz second@example.com'];
   const out = gardenerUser(componentContext({ sshPublicKeys: keys }));
 

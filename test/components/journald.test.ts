@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { journald } from '../../components/journald/journald.js';
 import { componentContext, expectComponentGolden } from './support.js';
 
-describe('components/journald (seed-side §3.6, S-TV-17)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/journald/component.go
+// (S-TV-17).
+describe('components/journald', () => {
   it('writes journald.conf as plain text and no unit', () => {
     expect(journald(componentContext())).to.deep.equal({
       units: [],

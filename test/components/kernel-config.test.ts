@@ -76,7 +76,10 @@ function content(version: string, params: KubeletConfigParameters, sysctls: Reco
   return contentOf(render(version, params, sysctls).files[0]!);
 }
 
-describe('components/kernel-config (seed-side §3.7, S-TV-15)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/kernelconfig/component.go
+// (S-TV-15).
+describe('components/kernel-config', () => {
   it('restarts systemd-sysctl.service when the file changes, with no unit content', () => {
     expect(render('1.30.2', {}).units).to.deep.equal([
       {

@@ -33,7 +33,9 @@ const flags = (version: string, preferIPv6 = false) =>
     preferIPv6,
   });
 
-describe('kubelet component (seed-side §3.8)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/kubelet/component.go.
+describe('kubelet component', () => {
   it('S-TV-13: CLI flags for 1.26.6, in gardenlet order', () => {
     expect(flags('1.26.6')).to.deep.equal([
       '--bootstrap-kubeconfig=/var/lib/kubelet/kubeconfig-bootstrap',

@@ -29,7 +29,11 @@ const s11Config = () =>
     identity: 'serviceAccount',
   });
 
-describe('node agent, node init and downloader components (seed-side §4, §5)', () => {
+// Upstream: gardener v1.91.4 pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go,
+// pkg/component/extensions/operatingsystemconfig/downloader/downloader.go,
+// pkg/component/extensions/operatingsystemconfig/executor/executor.go,
+// pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go.
+describe('node agent, node init and downloader components', () => {
   it('S-TV-12: the node agent unit, config and binary', () => {
     const out = nodeAgent(
       componentContext({

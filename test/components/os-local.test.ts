@@ -120,7 +120,9 @@ function delimiterAfter(script: string, command: string): string {
   return match[1]!;
 }
 
-// A provision OSC like gardenlet's (seed-side §4.1), with its contents shortened.
+// A provision OSC like gardenlet's (gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go), with its contents
+// shortened.
 const NODE_INIT_UNIT = `[Unit]
 Description=Downloads the gardener-node-agent binary from the container registry and bootstraps it.
 After=network-online.target
@@ -257,7 +259,10 @@ const RECONCILE: OperatingSystemConfig = osc(
   },
 );
 
-describe('components/os-local: user data of an OperatingSystemConfig (seed-side §2.5, §2.6, §4.5)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+// pkg/component/extensions/operatingsystemconfig/executor/executor.go.
+describe('components/os-local: user data of an OperatingSystemConfig', () => {
   describe('renderUserData', () => {
     it('renders a small provision OSC to exactly this script', () => {
       const small = osc(

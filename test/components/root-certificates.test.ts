@@ -6,7 +6,9 @@ const SCRIPT = '/var/lib/ssl/update-local-ca-certificates.sh';
 const LOCAL = '/var/lib/ca-certificates-local/ROOTcerts.crt';
 const ANCHOR = '/etc/pki/trust/anchors/ROOTcerts.pem';
 
-describe('components/root-certificates (seed-side §3.4)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/rootcertificates/component.go.
+describe('components/root-certificates', () => {
   const out = rootCertificates(componentContext());
 
   it('renders script, local bundle and trust anchor, in that order', () => {

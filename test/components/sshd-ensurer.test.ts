@@ -4,7 +4,9 @@ import { componentContext, contentOf, expectComponentGolden } from './support.js
 
 const SCRIPT = '/var/lib/sshd-ensurer/run.sh';
 
-describe('components/sshd-ensurer (seed-side §3.9)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/sshdensurer/component.go.
+describe('components/sshd-ensurer', () => {
   const enabled = sshdEnsurer(componentContext({ sshAccessEnabled: true }));
   const disabled = sshdEnsurer(componentContext({ sshAccessEnabled: false }));
 

@@ -55,7 +55,9 @@ type Config = {
   }[];
 };
 
-describe('components/valitail (seed-side §3.2)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/original/components/valitail/component.go.
+describe('components/valitail', () => {
   describe('gate on (S-TV-18)', () => {
     const out = valitail(stv18);
 

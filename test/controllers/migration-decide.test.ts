@@ -21,7 +21,8 @@ const record = (phase: MigrationPhase, reason?: string): MigrationStep => ({
   state: { phase, since: NOW, ...(reason ? { reason } : {}) },
 });
 
-describe('migration: the one owner of the phase decides (seed-side §10)', () => {
+// Upstream: gardener v1.91.4 pkg/gardenlet/operation/botanist/worker.go.
+describe('migration: the one owner of the phase decides', () => {
   const observe = (o: Partial<MigrationObservation>): MigrationObservation => ({
     useGardenerNodeAgent: true,
     state: undefined,

@@ -25,7 +25,9 @@ const succeeded = (lastUpdateTime: string) => ({
   observedGeneration: 1,
 });
 
-describe('waiting for the OS extension (seed-side §2.6, S-TV-26)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go (S-TV-26).
+describe('waiting for the OS extension', () => {
   it('not found', () => {
     expect(oscReadiness(written, undefined)).to.deep.include({
       ready: false,
@@ -86,7 +88,8 @@ describe('waiting for the OS extension (seed-side §2.6, S-TV-26)', () => {
   });
 });
 
-describe('all nodes updated (seed-side §9.4, S-TV-23)', () => {
+// Upstream: gardener v1.91.4 pkg/gardenlet/operation/botanist/worker.go (S-TV-23).
+describe('all nodes updated', () => {
   const node = (
     annotations: Record<string, string> = {},
     taints: { key: string; effect: string }[] = [],

@@ -19,7 +19,8 @@ import { FakeClock } from '../../runtime/clock.js';
 
 const H = 3600 * 1000;
 
-describe('token-requestor: expiry and renew timestamp (seed-side §8.1)', () => {
+// Upstream: gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go.
+describe('token-requestor: expiry and renew timestamp', () => {
   it('takes the expiry from the annotation: default 12h, never below the API minimum of 600 s', () => {
     expect(tokenExpirationSeconds(undefined)).to.equal(43_200);
     expect(tokenExpirationSeconds('')).to.equal(43_200);

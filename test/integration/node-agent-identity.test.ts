@@ -24,7 +24,7 @@ import {
 import { runControllerManager } from '../../controllers/index.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
-import { startCertificateController } from '../../node-agent/controllers/certificate/add.js';
+import { addCertificateController } from '../../node-agent/controllers/certificate/add.js';
 import { requestNodeAgentCertificate } from '../../node-agent/identity/certificate-request.js';
 import { certificateValidity } from '../../node-agent/identity/identity-kubeconfig.js';
 import { obtainNodeIdentity } from '../../node-agent/identity/obtain-identity.js';
@@ -419,7 +419,7 @@ describe('node agent per-node identity', function () {
       try {
         // a clock at 85 % of the certificate's lifetime: past every renewal deadline
         const offset = (validity.notAfter - validity.notBefore) * 0.89 - (Date.now() - validity.notBefore);
-        startCertificateController(
+        addCertificateController(
           {
             file,
             nodeName: node,

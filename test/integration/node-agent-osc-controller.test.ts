@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
-import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -94,7 +94,7 @@ describe('node agent OSC controller against a real API server', function () {
       (await metrics.reconcileTotal.get()).values
         .filter((v) => v.labels.controller === 'operatingsystemconfig')
         .reduce((sum, v) => sum + v.value, 0);
-    const agent = startOscController(
+    const agent = addOscController(
       {
         http: new KubeHttp(env.kubeConfig),
         client: new KubeClient(new KubeHttp(env.kubeConfig)),

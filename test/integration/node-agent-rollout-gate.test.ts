@@ -21,7 +21,7 @@ import {
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { parseRecording, RecordingSystemd } from '../../hack/node-agent-doubles/recording-systemd.js';
 import { readSystemdFaults } from '../../hack/node-agent-doubles/systemd-faults.js';
-import { startOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
+import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import type { Systemd } from '../../node-agent/systemd/systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
@@ -108,7 +108,7 @@ describe('node agent rollout gate against a real API server', function () {
     stops.push(stop);
     const systemd = o.systemd ?? new MemorySystemd();
     const root = o.root ?? mkdtempSync(join(dir, `${name}-`));
-    const controller = startOscController(
+    const controller = addOscController(
       {
         http: new KubeHttp(env.kubeConfig),
         client: new KubeClient(new KubeHttp(env.kubeConfig)),

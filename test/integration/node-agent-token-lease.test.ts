@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { startLeaseController } from '../../node-agent/controllers/lease/add.js';
-import { startTokenController } from '../../node-agent/controllers/token/add.js';
+import { addLeaseController } from '../../node-agent/controllers/lease/add.js';
+import { addTokenController } from '../../node-agent/controllers/token/add.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { eventually } from '../support/eventually.js';
@@ -52,7 +52,7 @@ describe('node agent token and lease controllers against a real API server', fun
     });
     const agentPath = '/var/lib/gardener-node-agent/credentials/token';
     const valitailPath = '/var/lib/valitail/auth-token';
-    const tokens = startTokenController(
+    const tokens = addTokenController(
       {
         http: new KubeHttp(env.kubeConfig),
         syncConfigs: [
@@ -92,7 +92,7 @@ describe('node agent token and lease controllers against a real API server', fun
     // the controller runs as its own user, so the audit log tells its requests apart
     const user = `lease-writer-${suffix}`;
     const agentClient = new KubeClient(new KubeHttp(await env.kubeConfigForUser(user, ['system:masters'])));
-    startLeaseController({ client: agentClient, node: () => node, renewIntervalMs: 500 }, stop.signal);
+    addLeaseController({ client: agentClient, node: () => node, renewIntervalMs: 500 }, stop.signal);
     const name = `gardener-node-agent-lease-node-${suffix}`;
     let first = '';
     await eventually('the lease', async () => {

@@ -18,10 +18,7 @@ import {
   parseGoDuration,
   parseYaml,
 } from '../../api/index.js';
-import {
-  type RunningNodeDelayController,
-  startNodeDelayController,
-} from '../../controllers/node-delay/add.js';
+import { addNodeDelayController, type RunningNodeDelayController } from '../../controllers/node-delay/add.js';
 import { sameZoneNeighbours, smallestGap } from '../../controllers/node-delay/measures.js';
 import { nodeDelayMetrics } from '../../controllers/node-delay/metrics.js';
 import { EventRecorder } from '../../runtime/events.js';
@@ -66,7 +63,7 @@ describe('node-delay controller against real API servers', function () {
   /** The controller in a shoot context of its own (API client, cache), running until `signal` aborts. */
   const https: KubeHttp[] = [];
   const start = (signal: AbortSignal) =>
-    startNodeDelayController(
+    addNodeDelayController(
       shootContext({
         namespace: clusterName,
         cluster: () => cluster,

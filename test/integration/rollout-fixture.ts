@@ -24,7 +24,7 @@ import {
   sha256Hex,
   stringifyYaml,
 } from '../../api/index.js';
-import { startRolloutController } from '../../controllers/rollout/add.js';
+import { addRolloutController } from '../../controllers/rollout/add.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
@@ -260,7 +260,7 @@ export class RolloutLandscape {
       config,
       seed: this.fixture.seedIdentity,
       log,
-      controllers: { seed: [], shoot: [(ctx, env) => startRolloutController(ctx, env)] },
+      controllers: { seed: [], shoot: [(ctx, env) => addRolloutController(ctx, env)] },
     });
     return this.manager;
   }

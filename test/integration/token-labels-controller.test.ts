@@ -12,8 +12,8 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type Cluster, decodeCluster, parseYaml, shootAccessSecret } from '../../api/index.js';
 import {
+  addTokenLabelsController,
   type RunningTokenLabelsController,
-  startTokenLabelsController,
 } from '../../controllers/token-labels/add.js';
 import { tokenLabelsMetrics } from '../../controllers/token-labels/metrics.js';
 import { EventRecorder } from '../../runtime/events.js';
@@ -139,7 +139,7 @@ describe('token-labels controller against real API servers', function () {
       log: silentLogger,
       signal: stop.signal,
     });
-    running = startTokenLabelsController(shoot, env, shootAccessSecrets(seedCache));
+    running = addTokenLabelsController(shoot, env, shootAccessSecrets(seedCache));
     seedCache.start(stop.signal);
     await running.synced();
     expect([...running.targets().keys()]).to.deep.equal([

@@ -39,7 +39,8 @@ const renewAt = (s: V1Secret) => {
   return t.epochSeconds * 1000;
 };
 
-describe('token-requestor in direct mode against a real seed and shoot (seed-side §8.1)', function () {
+// Upstream: gardener v1.91.4 pkg/controller/tokenrequestor/reconciler.go.
+describe('token-requestor in direct mode against a real seed and shoot', function () {
   this.timeout(120_000);
   let seed: Envtest;
   let shoot: Envtest;

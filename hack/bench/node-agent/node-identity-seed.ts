@@ -15,7 +15,7 @@ import {
   authorizerMetrics,
   serveNodeAgentAuthorizer,
 } from '../../../controllers/node-agent-authorizer/webhook-server.js';
-import { startCsrApprover } from '../../../controllers/node-agent-csr-approver/add.js';
+import { addCsrApproverController } from '../../../controllers/node-agent-csr-approver/add.js';
 import { EventRecorder } from '../../../runtime/events.js';
 import { ClusterCache } from '../../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
@@ -79,7 +79,7 @@ export async function nodeIdentitySeed(cleanups: Cleanups): Promise<NodeIdentity
         metrics: authorizerMetrics(registry),
         log: silentLogger,
       });
-      const approver = startCsrApprover(
+      const approver = addCsrApproverController(
         {
           namespace: SHOOT,
           cluster: () => {

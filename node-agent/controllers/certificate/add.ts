@@ -7,11 +7,12 @@
  */
 
 import type { Clock } from '../../../runtime/clock.js';
-import { Controller } from '../../../runtime/controller.js';
+import { newController } from '../../../runtime/controller-builder.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { loadKubeconfigFile } from '../../../runtime/kube/kubeconfig-file.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { RunningController } from '../../../runtime/running-controller.js';
 import { requestNodeAgentCertificate } from '../../identity/certificate-request.js';
 import { certificateValidity, writeIdentityKubeconfig } from '../../identity/identity-kubeconfig.js';
 import { certificateStep, renewalDeadline } from './renewal.js';
@@ -34,18 +35,22 @@ export interface CertificateControllerOptions {
   readonly onCertificate?: (notAfter: number) => void;
 }
 
-export function startCertificateController(o: CertificateControllerOptions, signal: AbortSignal): Controller {
+export function addCertificateController(
+  o: CertificateControllerOptions,
+  signal: AbortSignal,
+): RunningController {
   const random = o.random ?? Math.random;
   const now = () => (o.clock ? o.clock.now() : Date.now());
   // one jitter per certificate, so looking again does not move the deadline
   let deadlineOf: { notAfter: number; deadline: number } | undefined;
-  const controller = new Controller({
-    name: CERTIFICATE_CONTROLLER_NAME,
+  return newController(CERTIFICATE_CONTROLLER_NAME, {
     log: o.log ?? silentLogger,
     metrics: o.metrics,
     clock: o.clock,
     timeoutMs: 20 * 60_000,
-    reconcile: async (_key, ctx) => {
+  })
+    .enqueueOnStart(KEY)
+    .start(signal, async (_key, ctx) => {
       const current = await loadKubeconfigFile(o.file);
       const certificate = current.options.clientCertificate;
       if (!certificate) throw new Error(`${o.file} holds no client certificate`);
@@ -84,9 +89,5 @@ export function startCertificateController(o: CertificateControllerOptions, sign
         'Renewed the client certificate',
       );
       return { requeueAfterMs: 0 };
-    },
-  });
-  controller.start(signal);
-  controller.queue.add(KEY);
-  return controller;
+    });
 }

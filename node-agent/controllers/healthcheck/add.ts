@@ -1,15 +1,16 @@
 /**
- * The health-check controller (node-side §11): every 30 s, and whenever the Node changes, all
+ * The health-check controller (gardener v1.91.4 `pkg/nodeagent/controller/healthcheck/add.go`): every 30 s, and whenever the Node changes, all
  * checkers run in parallel; their errors are aggregated into one reconcile error (retried with
  * backoff). Checks also run before the Node is registered: a kubelet that cannot come up is
  * exactly the one that needs a restart, only the events wait for a Node to attach to.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { type Clock, realClock } from '../../../runtime/clock.js';
-import { Controller } from '../../../runtime/controller.js';
+import { newController, type WatchSource } from '../../../runtime/controller-builder.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { RunningController } from '../../../runtime/running-controller.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import type { HealthChecker, HealthCheckMetrics, NodeEvents } from './checker.js';
 import { type ContainerdCheck, ContainerdHealthChecker } from './containerd-health.js';
@@ -28,6 +29,8 @@ export interface HealthCheckControllerOptions {
   /** Without a check there is no containerd checker. */
   readonly containerdCheck?: ContainerdCheck;
   readonly node: () => V1Node | undefined;
+  /** The agent's Node informer: each change of the Node checks at once. */
+  readonly nodes?: WatchSource<V1Node>;
   readonly systemd: Systemd;
   readonly events: NodeEvents;
   /** Writes the Node status when a lost InternalIP is restored; without it, it is not. */
@@ -88,25 +91,23 @@ export async function runHealthChecks(
   if (errors.length > 0) throw new Error(`health checks failed: ${errors.join('; ')}`);
 }
 
-/** Starts checking at once; returns undefined when there is nothing to check. */
-export function startHealthCheckController(
+/** Starts checking at once, and again whenever the Node changes; undefined when there is nothing to check. */
+export function addHealthCheckController(
   o: HealthCheckControllerOptions,
   signal: AbortSignal,
-): Controller | undefined {
+): RunningController | undefined {
   const checkers = healthCheckers(o);
   if (checkers.length === 0) return undefined;
   const interval = o.intervalMs ?? HEALTH_CHECK_INTERVAL_MS;
-  const controller = new Controller({
-    name: HEALTH_CHECK_CONTROLLER_NAME,
+  const builder = newController(HEALTH_CHECK_CONTROLLER_NAME, {
     clock: o.clock,
     log: o.log ?? silentLogger,
     metrics: o.metrics,
-    reconcile: async (_key, ctx) => {
-      await runHealthChecks(checkers, o.node(), ctx.signal);
-      return { requeueAfterMs: interval };
-    },
+  }).enqueueOnStart(HEALTH_CHECK_KEY);
+  // a Node change (Ready flapping, lost addresses) is checked at once, not up to 30 s later
+  if (o.nodes) builder.watches(o.nodes, () => HEALTH_CHECK_KEY, undefined, { waitForSync: false });
+  return builder.start(signal, async (_key, ctx) => {
+    await runHealthChecks(checkers, o.node(), ctx.signal);
+    return { requeueAfterMs: interval };
   });
-  controller.start(signal);
-  controller.queue.add(HEALTH_CHECK_KEY);
-  return controller;
 }

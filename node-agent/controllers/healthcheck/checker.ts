@@ -1,6 +1,7 @@
 /**
- * What the health-check controller runs (node-side §11): stateful checkers living as long as the
- * process, each told about the Node (undefined until it is registered) on every round.
+ * What the health-check controller runs (gardener v1.91.4 pkg/nodeagent/controller/healthcheck/):
+ * stateful checkers living as long as the process, each told about the Node (undefined until it is
+ * registered) on every round.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';

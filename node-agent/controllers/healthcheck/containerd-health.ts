@@ -1,6 +1,6 @@
 /**
- * The containerd checker (node-side §11.1): containerd answers its Version() call, or it is
- * restarted once it has not for a minute.
+ * The containerd checker (gardener v1.91.4 pkg/nodeagent/controller/healthcheck/containerd.go):
+ * containerd answers its Version() call, or it is restarted once it has not for a minute.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { CheckerDeps, HealthChecker } from './checker.js';

@@ -1,6 +1,6 @@
 /**
  * The production containerd probe: `ctr version` asks the daemon for its version, the same
- * Version() call upstream makes over gRPC (spec §21.8 allows the CLI), on the same socket and
+ * Version() call upstream makes over gRPC (the CLI instead: docs/compatibility.md N20), on the same socket and
  * namespace as the image extractor: $CONTAINERD_ADDRESS or /run/containerd/containerd.sock,
  * $CONTAINERD_NAMESPACE or `default`.
  */

@@ -1,7 +1,8 @@
 /**
- * Lost InternalIP recovery (node-side §11.2 step 2): remember the Node's InternalIP; when the
- * status loses every address while the host still has that IP, write it back, because without
- * an address the API server cannot reach the kubelet (logs, exec, metrics) even though it runs.
+ * Lost InternalIP recovery (gardener v1.91.4 pkg/nodeagent/controller/healthcheck/kubelet.go):
+ * remember the Node's InternalIP; when the status loses every address while the host still has that
+ * IP, write it back, because without an address the API server cannot reach the kubelet (logs,
+ * exec, metrics) even though it runs.
  */
 import { networkInterfaces } from 'node:os';
 import type { V1Node } from '@kubernetes/client-node';

@@ -1,8 +1,9 @@
 /**
- * The kubelet checker (node-side §11.2), in upstream's order per round: count NotReady→Ready
- * flapping, restore a lost InternalIP, then probe /healthz and restart the kubelet once it has
- * failed for a minute. Flapping is only reported: the reboot upstream v1.91 did here was removed
- * in v1.128 (false positives when the control plane is overloaded), and this agent never reboots.
+ * The kubelet checker (gardener v1.91.4 pkg/nodeagent/controller/healthcheck/kubelet.go), in
+ * upstream's order per round: count NotReady→Ready flapping, restore a lost InternalIP, then probe
+ * /healthz and restart the kubelet once it has failed for a minute. Flapping is only reported: the
+ * reboot upstream v1.91 did here was removed in v1.128 (false positives when the control plane is
+ * overloaded), and this agent never reboots.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { formatGoDuration } from '../../../api/index.js';

@@ -1,7 +1,8 @@
 /**
- * The kubelet's own health endpoint (node-side §11.2 step 3): plain HTTP on localhost, 200 or it
- * is failing. A new connection per probe: a pooled socket to a kubelet that was restarted would
- * only add a failure of its own.
+ * The kubelet's own health endpoint (gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/kubelet.go): plain HTTP on localhost, 200 or it is failing.
+ * A new connection per probe: a pooled socket to a kubelet that was restarted would only add a
+ * failure of its own.
  */
 import { get } from 'node:http';
 
@@ -17,7 +18,8 @@ export function kubeletHealthzProbe(url: string, timeoutMs = KUBELET_HEALTHZ_TIM
       const deadline = AbortSignal.timeout(timeoutMs);
       const request = get(url, { agent: false, signal: AbortSignal.any([signal, deadline]) }, (response) => {
         response.resume();
-        // upstream dereferences a nil error here and panics (spec §20.4): a non-200 is a failure like any other
+        // upstream dereferences a nil error here and panics (gardener v1.91.4
+        // pkg/nodeagent/controller/healthcheck/kubelet.go): a non-200 is a failure like any other
         if (response.statusCode === 200) resolve();
         else reject(new Error(`unexpected status code ${response.statusCode}`));
       });

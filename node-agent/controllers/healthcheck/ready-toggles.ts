@@ -1,6 +1,7 @@
 /**
- * NotReady→Ready transitions of the Node in a sliding window (node-side §11.2 step 1, N-TV-11):
- * a kubelet that keeps flapping is worth a warning even while each single check passes.
+ * NotReady→Ready transitions of the Node in a sliding window (gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/kubelet.go, N-TV-11): a kubelet that keeps flapping is worth
+ * a warning even while each single check passes.
  */
 import type { Clock } from '../../../runtime/clock.js';
 

@@ -1,7 +1,9 @@
 /**
- * The part the kubelet and containerd checkers share (node-side §11.1, §11.2 step 3): report the
- * first failure, tolerate it for a minute, then restart the unit through systemd and start
- * counting afresh; report the recovery. Never more than a restart: rebooting is left to people.
+ * The part the kubelet and containerd checkers share (gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/containerd.go,
+ * pkg/nodeagent/controller/healthcheck/kubelet.go): report the first failure, tolerate it for a
+ * minute, then restart the unit through systemd and start counting afresh; report the recovery.
+ * Never more than a restart: rebooting is left to people.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { formatGoDuration } from '../../../api/index.js';

@@ -1,8 +1,10 @@
 /**
- * How long a check has been failing (node-side §11: `maxFailureDuration = 1m`). A failure is
- * tolerated until it has lasted that long, so a unit that is merely restarting (an OSC apply, an
- * operator) is not restarted on top. Time comes from the injected clock only, never the wall
- * clock (spec §20.3), so tests can step through a minute in microseconds.
+ * How long a check has been failing (`maxFailureDuration = 1m` in gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/healthcheck.go). A failure is tolerated until it has lasted
+ * that long, so a unit that is merely restarting (an OSC apply, an operator) is not restarted on
+ * top. Time comes from the injected clock only, never the wall clock (upstream's gardener v1.91.4
+ * pkg/nodeagent/controller/healthcheck/kubelet.go mixes both), so tests can step through a minute
+ * in microseconds.
  */
 import type { Clock } from '../../../runtime/clock.js';
 

@@ -1,7 +1,7 @@
 /**
- * The node agent's heartbeat (node-side §10): Lease `kube-system/gardener-node-agent-<node>`,
- * 40 s, renewed every 10 s, owned by the Node so it goes with it. The seed reads it to tell
- * whether every node runs the agent.
+ * The node agent's heartbeat (gardener v1.91.4 pkg/nodeagent/controller/lease/reconciler.go): Lease
+ * `kube-system/gardener-node-agent-<node>`, 40 s, renewed every 10 s, owned by the Node so it goes
+ * with it. The seed reads it to tell whether every node runs the agent.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import {

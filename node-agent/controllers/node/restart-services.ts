@@ -1,8 +1,9 @@
 /**
- * The node controller (node-side §9): units named in the Node annotation
- * `worker.gardener.cloud/restart-systemd-services` (comma-separated) are restarted, `.service`
- * appended where missing (v1.92), then the annotation is removed, and only then the agent
- * restarts itself if it was named (so it cannot loop). Restart errors are logged, not retried.
+ * The node controller (gardener v1.91.4 pkg/nodeagent/controller/node/reconciler.go): units named
+ * in the Node annotation `worker.gardener.cloud/restart-systemd-services` (comma-separated) are
+ * restarted, `.service` appended where missing (v1.92), then the annotation is removed, and only
+ * then the agent restarts itself if it was named (so it cannot loop). Restart errors are logged,
+ * not retried.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION, UNIT } from '../../../api/index.js';

@@ -1,5 +1,5 @@
 /**
- * Wires the OSC controller (node-side §7.1): it watches only its own OSC secret (field selector on
+ * Wires the OSC controller (gardener v1.91.4 `pkg/nodeagent/controller/operatingsystemconfig/add.go`): it watches only its own OSC secret (field selector on
  * the name, so its Role can stay restricted by resourceNames) and its own Node (by name, or by
  * hostname label until it is registered). A new secret is applied at once; a change of `osc.yaml`
  * after this node's reconciliation delay; annotation-only changes not at all. Where the seed gates
@@ -9,22 +9,24 @@
  */
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
-  LABEL,
   NAMESPACE_KUBE_SYSTEM,
   NANOS_PER_MILLISECOND,
   oscSecretUpdateChangesOsc,
   PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../../api/index.js';
-import { Controller } from '../../../runtime/controller.js';
+import { newController } from '../../../runtime/controller-builder.js';
 import type { EventRecorder } from '../../../runtime/events.js';
-import { Informer } from '../../../runtime/kube/informer.js';
+import type { ClusterCache } from '../../../runtime/kube/cluster-cache.js';
+import type { Informer } from '../../../runtime/kube/informer.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import type { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
+import type { RunningController } from '../../../runtime/running-controller.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
+import { kubeSystemSecret, ownNode, startedCache } from '../agent-informers.js';
 import type { AgentMetrics } from '../agent-metrics.js';
 import { OscReconciler } from './reconciler.js';
 import { ReconciliationDelay } from './reconciliation-delay.js';
@@ -34,7 +36,9 @@ export const CONTROLLER_NAME = 'operatingsystemconfig';
 const RECONCILE_TIMEOUT_MS = 3 * 60_000;
 
 export interface OscControllerOptions {
+  /** Without the agent's shared cache, the secret and Node are watched through a cache of its own over this. */
   readonly http: KubeHttp;
+  readonly cache?: ClusterCache;
   readonly client: KubeClient;
   readonly secretName: string;
   /** Known when the Node was found at start-up; else the hostname label finds it once registered. */
@@ -59,32 +63,16 @@ export interface OscControllerOptions {
   readonly revertFailedApplies?: boolean;
 }
 
-export interface OscController {
-  readonly controller: Controller;
+export interface RunningOscController extends RunningController {
   readonly secrets: Informer<V1Secret>;
   readonly nodes: Informer<V1Node>;
-  /** Resolves once both caches are filled. */
-  synced(): Promise<void>;
 }
 
-export function startOscController(o: OscControllerOptions, signal: AbortSignal): OscController {
+export function addOscController(o: OscControllerOptions, signal: AbortSignal): RunningOscController {
   const log = o.log ?? silentLogger;
-  const secrets = new Informer<V1Secret>({
-    http: o.http,
-    path: `/api/v1/namespaces/${NAMESPACE_KUBE_SYSTEM}/secrets`,
-    fieldSelector: `metadata.name=${o.secretName}`,
-    log,
-    metrics: o.metrics,
-  });
-  const nodes = new Informer<V1Node>({
-    http: o.http,
-    path: '/api/v1/nodes',
-    ...(o.nodeName
-      ? { fieldSelector: `metadata.name=${o.nodeName}` }
-      : { labelSelector: `${LABEL.hostname}=${o.hostName}` }),
-    log,
-    metrics: o.metrics,
-  });
+  const cache = o.cache ?? startedCache(o.http, signal, log, o.metrics);
+  const secrets = kubeSystemSecret(cache, o.secretName);
+  const nodes = ownNode(cache, o.nodeName, o.hostName);
   const node = () => nodes.list()[0];
   const reconciler = new OscReconciler({
     secretName: o.secretName,
@@ -104,45 +92,42 @@ export function startOscController(o: OscControllerOptions, signal: AbortSignal)
     verifyProbes: o.verifyProbes,
     revertFailedApplies: o.revertFailedApplies,
   });
-  const controller = new Controller({
-    name: CONTROLLER_NAME,
-    reconcile: (key, ctx) => reconciler.reconcile(key, ctx),
-    timeoutMs: RECONCILE_TIMEOUT_MS,
-    log,
-    metrics: o.metrics,
-  });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;
   const permission = (n: V1Node | undefined) => n?.metadata?.annotations?.[PERMITTED_CHECKSUM_ANNOTATION];
+  const permitted = () => permission(node()) !== undefined;
   const afterDelay = () => {
     const d = delay.compute(node());
     log.info(
       { controller: CONTROLLER_NAME, delayMs: d.nanos / NANOS_PER_MILLISECOND, source: d.source },
       'Enqueued secret with operating system config with a jitter period',
     );
-    controller.queue.addAfter(key, d.nanos / NANOS_PER_MILLISECOND);
+    return d.nanos / NANOS_PER_MILLISECOND;
   };
-  secrets.on({
-    add: () => controller.queue.add(key),
-    update: (previous, next) => {
-      if (!oscSecretUpdateChangesOsc(previous, next)) return;
-      if (permission(node()) !== undefined) controller.queue.add(key);
-      else afterDelay();
-    },
-  });
-  nodes.on({
-    update: (previous, next) => {
-      if (permission(previous) === permission(next)) return;
-      if (permission(next) !== undefined) controller.queue.add(key);
-      else afterDelay();
-    },
-  });
-  secrets.start(signal);
-  nodes.start(signal);
-  // reconcile only with both caches filled: the first apply must see the Node if it exists
-  const synced = Promise.all([secrets.waitForSync(signal), nodes.waitForSync(signal)]).then(() =>
-    controller.start(signal),
-  );
-  synced.catch(() => undefined);
-  return { controller, secrets, nodes, synced: () => synced };
+  const permissionChanged = (previous: V1Node, next: V1Node) => permission(previous) !== permission(next);
+  const running = newController(CONTROLLER_NAME, { timeoutMs: RECONCILE_TIMEOUT_MS, log, metrics: o.metrics })
+    // a new secret at once; a changed OSC at once where the seed times the node, else after the delay
+    .watches(secrets, () => key, {
+      create: true,
+      update: (previous, next) => oscSecretUpdateChangesOsc(previous, next) && permitted(),
+    })
+    .watches(
+      secrets,
+      () => key,
+      { update: (previous, next) => oscSecretUpdateChangesOsc(previous, next) && !permitted() },
+      { delayMs: afterDelay },
+    )
+    // a permission given is reconciled at once; a permission removed brings back the delay
+    .watches(nodes, () => key, {
+      update: (previous, next) => permissionChanged(previous, next) && permission(next) !== undefined,
+    })
+    .watches(
+      nodes,
+      () => key,
+      { update: (previous, next) => permissionChanged(previous, next) && permission(next) === undefined },
+      { delayMs: afterDelay },
+    )
+    // reconcile only with both caches filled: the first apply must see the Node if it exists
+    .start(signal, (k, ctx) => reconciler.reconcile(k, ctx));
+  return { ...running, secrets, nodes };
 }

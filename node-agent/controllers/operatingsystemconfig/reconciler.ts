@@ -1,13 +1,14 @@
 /**
- * The OSC controller's decisions (node-side §7.3): read the OSC secret, skip when the Node already
- * reports its checksum (a missing checksum never counts as equal), hold while the seed permits
- * another checksum on this Node (apply-gate.ts; without a permission annotation nothing changes),
- * apply through the crash-safe applier, restart the agent itself when its unit changed, then, once
- * the Node exists, remove the kubelet bootstrap credentials, record an event and stamp the Node
- * with the checksum and the Kubernetes version label. Every apply is reported on the Node
+ * The OSC controller's decisions (gardener v1.91.4
+ * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go): read the OSC secret, skip when the
+ * Node already reports its checksum (a missing checksum never counts as equal), hold while the seed
+ * permits another checksum on this Node (apply-gate.ts; without a permission annotation nothing
+ * changes), apply through the crash-safe applier, restart the agent itself when its unit changed,
+ * then, once the Node exists, remove the kubelet bootstrap credentials, record an event and stamp
+ * the Node with the checksum and the Kubernetes version label. Every apply is reported on the Node
  * (apply-report.ts): Failed with why when it throws, else Verifying, and after the settle time
- * Succeeded or Failed (verify-apply.ts), or, with `revertFailedApplies`, Failed after going back
- * to the OSC the node ran before (revert-apply.ts).
+ * Succeeded or Failed (verify-apply.ts), or, with `revertFailedApplies`, Failed after going back to
+ * the OSC the node ran before (revert-apply.ts).
  */
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';

@@ -1,5 +1,6 @@
 /**
- * How long the agent waits before applying a changed OSC (node-side §7.2, v1.94+): the seed writes
+ * How long the agent waits before applying a changed OSC (gardener v1.94.0
+ * pkg/nodeagent/controller/operatingsystemconfig/add.go): the seed writes
  * each node's delay as the annotation `node-agent.gardener.cloud/reconciliation-delay` (a Go
  * duration, read by api/reconciliation-delay.ts). When it is missing or unparsable the last valid
  * value seen is used (N-TV-05), and 0 when none was ever seen. v1.91 computed upstream's index

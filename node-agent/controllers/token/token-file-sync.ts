@@ -1,7 +1,8 @@
 /**
- * The token controller's work (node-side §8): copy `data.token` of an access-token secret to its
- * file, atomically with mode 0600, only when the bytes differ, so the API client (which re-reads
- * its token file) picks up rotations without a restart.
+ * The token controller's work (gardener v1.91.4 pkg/nodeagent/controller/token/reconciler.go): copy
+ * `data.token` of an access-token secret to its file, atomically with mode 0600, only when the
+ * bytes differ, so the API client (which re-reads its token file) picks up rotations without a
+ * restart.
  */
 import { readFile } from 'node:fs/promises';
 import type { V1Secret } from '@kubernetes/client-node';

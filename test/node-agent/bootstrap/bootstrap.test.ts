@@ -10,7 +10,9 @@ import { runCli } from '../support/cli-run.js';
 import { diskLine, writeDiskStubs } from '../support/disk-stubs.js';
 import { fileAt, snapshotTree, useTempDirs } from '../support/harness.js';
 
-/** §4 step 2, literally (no trailing newline). */
+/**
+ * The unit file of gardener v1.91.4 pkg/nodeagent/bootstrap/bootstrap.go, literally (no trailing newline).
+ */
 const UNIT_FILE = `[Unit]
 Description=Gardener Node Agent
 After=network-online.target
@@ -31,7 +33,10 @@ const ACTIONS = [
   { op: 'disable', unit: 'gardener-node-init.service' },
 ];
 
-/** A complete v1.91 config (bootstrap validates like run, §3.4). */
+/**
+ * A complete v1.91 config (bootstrap validates like run, gardener v1.91.4
+ * pkg/nodeagent/apis/config/validation/validation.go).
+ */
 function configYaml(extra = ''): string {
   return `apiVersion: nodeagent.config.gardener.cloud/v1alpha1
 kind: NodeAgentConfiguration
@@ -51,7 +56,8 @@ ${extra}controllers:
 `;
 }
 
-describe('node-agent bootstrap (node-side §4, N-TV-16)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/bootstrap/bootstrap.go (N-TV-16).
+describe('node-agent bootstrap', () => {
   const tempDir = useTempDirs();
   let dir: string;
   let root: string;

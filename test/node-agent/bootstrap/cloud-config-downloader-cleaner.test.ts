@@ -6,7 +6,9 @@ import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.j
 import { cleanCloudConfigDownloader } from '../../../node-agent/bootstrap/cloud-config-downloader-cleaner.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 
-describe('node-agent bootstrap: CloudConfigDownloaderCleaner (node-side §5.6, N-TV-15)', () => {
+// Upstream: gardener v1.91.4
+// cmd/gardener-node-agent/app/bootstrappers/cloud_config_downloader_cleaner.go (N-TV-15).
+describe('node-agent bootstrap: CloudConfigDownloaderCleaner', () => {
   const tempDir = useTempDirs();
   let root: string;
   let systemd: MemorySystemd;

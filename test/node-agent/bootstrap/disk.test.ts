@@ -25,7 +25,8 @@ const MKFS_ARGS = [
   'lazy_itable_init=0,lazy_journal_init=0,quotatype=usrquota:grpquota:prjquota',
 ];
 
-describe('node-agent bootstrap: kubelet data volume (node-side §4.1)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/bootstrap/kubelet_data_volume.go.
+describe('node-agent bootstrap: kubelet data volume', () => {
   const tempDir = useTempDirs();
   let root: string;
   let stubs: ReturnType<typeof writeDiskStubs>;

@@ -32,7 +32,9 @@ users:
 /** server `server`, caBundle `ca-bundle` (the config holds it base64-encoded). */
 const CONFIG = { apiServer: { server: 'server', caBundle: Buffer.from('ca-bundle').toString('base64') } };
 
-describe('node-agent bootstrap: kubelet bootstrap kubeconfig (node-side §5.5, N-TV-14)', () => {
+// Upstream: gardener v1.91.4
+// cmd/gardener-node-agent/app/bootstrappers/kubelet_bootstrap_kubeconfig.go (N-TV-14).
+describe('node-agent bootstrap: kubelet bootstrap kubeconfig', () => {
   const tempDir = useTempDirs();
   let root: string;
   const put = (hostPath: string, content: string) => {

@@ -11,7 +11,8 @@ function node(
   return { metadata: { name, annotations } };
 }
 
-describe('node agent reconciliation delay (node-side §7.2)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/add.go.
+describe('node agent reconciliation delay', () => {
   it('N-TV-05: from the annotation, falling back to the last valid value', () => {
     const d = new ReconciliationDelay();
     expect(d.compute(node('')).nanos).to.equal(0);

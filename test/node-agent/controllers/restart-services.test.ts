@@ -12,7 +12,8 @@ const node = (value?: string) => ({
   },
 });
 
-describe('node controller: restart-systemd-services (node-side §9)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/controller/node/reconciler.go.
+describe('node controller: restart-systemd-services', () => {
   it('N-TV-06: which events matter', () => {
     expect(restartAnnotationChanged(undefined, node())).to.equal(false);
     expect(restartAnnotationChanged(undefined, node('foo'))).to.equal(true);

@@ -4,7 +4,8 @@ import { mergedUnitsOf, mergeUnits } from '../../../node-agent/planner/merge-uni
 import '../support/harness.js';
 import { oscV1 } from '../support/ntv18-fixtures.js';
 
-describe('node-agent planner: mergeUnits and collectAllFiles (§7.5)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/controller/operatingsystemconfig/changes.go.
+describe('node-agent planner: mergeUnits and collectAllFiles', () => {
   it('N-TV-31: unit5 merged from spec and status has both sets of drop-ins', () => {
     const unit5 = mergedUnitsOf(oscV1()).find((u) => u.name === 'unit5');
     expect(unit5).to.deep.equal({

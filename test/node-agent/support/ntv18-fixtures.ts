@@ -1,4 +1,4 @@
-/** The fixtures of node-side N-TV-18 (used by N-TV-19..21, N-TV-31), literally. */
+/** The fixtures of N-TV-18 (used by N-TV-19..21, N-TV-31; docs/test-vectors.md), literally. */
 import type { OperatingSystemConfig, OscFile, OscUnit } from '../../../api/index.js';
 import { stringifyYaml } from '../../../api/index.js';
 

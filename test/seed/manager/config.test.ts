@@ -19,6 +19,7 @@ describe('ControllerManagerConfiguration', () => {
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     const c = result.value;
     expect(c.applyMode).to.equal('managedResource');
+    expect(c.gardenerVersion).to.equal('v1.91.4');
     expect(c.featureGates.UseGardenerNodeAgent).to.equal(true);
     expect(c.controllers.operatingSystemConfig.waitTimeout).to.equal(180_000);
     expect(c.controllers.operatingSystemConfig.syncPeriod).to.equal(3_600_000);
@@ -27,6 +28,16 @@ describe('ControllerManagerConfiguration', () => {
     expect(c.leaderElection).to.include({ enabled: true, leaseDuration: 15_000, renewDeadline: 10_000 });
     expect(c.server.healthProbes.port).to.equal(8081);
     expect(c.server.metrics.port).to.equal(8080);
+  });
+
+  it('takes the contract for every Cluster and names a wrong one', () => {
+    const selector = 'clusterSelector:\n  matchLabels:\n    a: b\n';
+    const v150 = parseControllerManagerConfiguration(`${header}${selector}gardenerVersion: v1.150.0\n`);
+    if (!v150.ok) throw new Error(JSON.stringify(v150.errors));
+    expect(v150.value.gardenerVersion).to.equal('v1.150.0');
+    const wrong = parseControllerManagerConfiguration(`${header}${selector}gardenerVersion: v1.150\n`);
+    expect(wrong.ok).to.equal(false);
+    if (!wrong.ok) expect(wrong.errors.map((e) => e.field)).to.deep.equal(['gardenerVersion']);
   });
 
   it('requires an opt-in selector with at least one label', () => {

@@ -45,7 +45,10 @@ const caSecret: V1Secret = {
   data: { 'ca.crt': b64(CERT_B), 'bundle.crt': b64(CERT_B) },
 };
 
-describe('shoot-secrets: CA bundle (seed-side §2.4, §9.2)', () => {
+// Upstream: gardener v1.91.4
+// pkg/component/extensions/operatingsystemconfig/operatingsystemconfig.go,
+// pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+describe('shoot-secrets: CA bundle', () => {
   it('one bundle: its bundle.crt and name, not rotating', () => {
     const result = selectCaBundle(
       [bundleSecret('ca-bundle-3f4a1c2e', 'ca', '2024-05-01T10:00:00Z', { 'bundle.crt': b64(CERT_A) })],

@@ -74,7 +74,8 @@ const SECRETS: V1Secret[] = [
 
 const IMAGES = { nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.91.2' };
 
-describe('shoot-secrets: render values from the seed (seed-side §9.2)', () => {
+// Upstream: gardener v1.91.4 pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+describe('shoot-secrets: render values from the seed', () => {
   it('CA bundles, secret name, current then old SSH key, caller images and node logging; no apiServerUrl', () => {
     const result = renderValuesFromSeed({
       secrets: SECRETS,

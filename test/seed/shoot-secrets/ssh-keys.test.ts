@@ -39,7 +39,8 @@ const k1 = keypair('ssh-keypair-1a2b3c4d', '2024-01-01T00:00:00Z', KEY_1);
 const k2 = keypair('ssh-keypair-5e6f7a8b', '2024-03-01T00:00:00Z', KEY_2);
 const k3 = keypair('ssh-keypair-9c0d1e2f', '2024-06-01T00:00:00Z', KEY_3);
 
-describe('shoot-secrets: SSH public keys (seed-side §9.2 step 4)', () => {
+// Upstream: gardener v1.91.4 pkg/gardenlet/operation/botanist/operatingsystemconfig.go.
+describe('shoot-secrets: SSH public keys', () => {
   it('none: ok=false with a reason (the caller decides whether SSH access needs it)', () => {
     expect(selectSshPublicKeys([])).to.deep.equal({
       ok: false,

@@ -4,9 +4,9 @@ import { Registry } from 'prom-client';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import {
+  addHealthCheckController,
   HEALTH_CHECK_CONTROLLER_NAME,
   runHealthChecks,
-  startHealthCheckController,
 } from '../../../../node-agent/controllers/healthcheck/add.js';
 import type { HealthChecker } from '../../../../node-agent/controllers/healthcheck/checker.js';
 import { FakeClock } from '../../../../runtime/clock.js';
@@ -56,7 +56,7 @@ describe('health-check controller (N-TV-12)', () => {
   /** Starts the controller, then steps the clock second by second, each step after its round finished. */
   async function run(kubeletHealthzUrl: string, seconds: number) {
     const events = new FakeEvents();
-    const controller = startHealthCheckController(
+    const controller = addHealthCheckController(
       {
         kubeletHealthzUrl,
         containerdCheck: () => (containerdError ? Promise.reject(containerdError) : Promise.resolve()),
@@ -100,7 +100,7 @@ describe('health-check controller (N-TV-12)', () => {
   });
 
   it('no probes configured: no controller', () => {
-    const controller = startHealthCheckController(
+    const controller = addHealthCheckController(
       { node: () => undefined, systemd, events: new FakeEvents() },
       stop.signal,
     );

@@ -13,7 +13,8 @@ import { FakeEvents } from '../../support/fake-kubelet.js';
 
 const node = { metadata: { name: 'node-a', uid: 'uid-a' } };
 
-describe('health check: containerd (node-side §11.1)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/controller/healthcheck/containerd.go.
+describe('health check: containerd', () => {
   let clock: FakeClock;
   let systemd: MemorySystemd;
   let events: FakeEvents;

@@ -29,7 +29,8 @@ async function count(metric: AgentMetrics['healthCheckFailures'], component: str
   return (await metric.get()).values.find((v) => v.labels.component === component)?.value ?? 0;
 }
 
-describe('health check: kubelet (node-side §11.2)', () => {
+// Upstream: gardener v1.91.4 pkg/nodeagent/controller/healthcheck/kubelet.go.
+describe('health check: kubelet', () => {
   let clock: FakeClock;
   let systemd: MemorySystemd;
   let events: FakeEvents;

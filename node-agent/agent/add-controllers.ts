@@ -1,0 +1,92 @@
+/**
+ * The agent's controllers, added the way upstream's composition root adds them (gardener v1.91.4
+ * pkg/nodeagent/controller/add.go): operatingsystemconfig, token, node, lease, health check, with a
+ * per-node identity the certificate, and the hostname check unless the Node name was given.
+ */
+import { hostname as osHostname } from 'node:os';
+import { formatSemVer, PATH } from '../../api/index.js';
+import { EventRecorder } from '../../runtime/events.js';
+import type { RunningController } from '../../runtime/running-controller.js';
+import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
+import { HostRoot } from '../applier/host-root.js';
+import { addCertificateController } from '../controllers/certificate/add.js';
+import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
+import { addHostnameCheckController } from '../controllers/hostname/add.js';
+import { addLeaseController } from '../controllers/lease/add.js';
+import { addNodeController } from '../controllers/node/add.js';
+import { addOscController } from '../controllers/operatingsystemconfig/add.js';
+import { addTokenController } from '../controllers/token/add.js';
+import type { AgentContext } from './agent-context.js';
+import { type HealthProbes, verifyProbes } from './health-probes.js';
+
+export function addAgentControllers(agent: AgentContext, probes: HealthProbes): RunningController[] {
+  const { options: o, signal } = agent;
+  const { operatingSystemConfig: osc, token } = o.config.controllers;
+  const node = () => agent.nodes.list()[0];
+  const controllers = [
+    addOscController(
+      {
+        ...agent,
+        root: o.root,
+        images: o.images,
+        secretName: osc.secretName ?? '',
+        kubernetesVersion: osc.kubernetesVersion ? formatSemVer(osc.kubernetesVersion) : '',
+        syncPeriodMs: (osc.syncPeriod ?? 600e9) / 1e6,
+        applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
+        applySettleMs: o.applySettleMs,
+        verifyProbes: verifyProbes(probes),
+        revertFailedApplies: o.revertFailedApplies,
+      },
+      signal,
+    ),
+    addTokenController(
+      {
+        ...agent,
+        root: o.root,
+        syncConfigs: token.syncConfigs ?? [],
+        syncPeriodMs: (token.syncPeriod ?? 3600e9) / 1e6,
+      },
+      signal,
+    ),
+    addNodeController(agent, signal),
+    addLeaseController({ ...agent, node }, signal),
+  ];
+  // kubelet and containerd are restarted after a minute of failing; nothing more
+  const host = agent.nodeName ?? agent.hostName;
+  const events = new EventRecorder({
+    http: agent.http,
+    component: HEALTH_CHECK_CONTROLLER_NAME,
+    host,
+    log: agent.log,
+  });
+  const health = addHealthCheckController(
+    {
+      ...agent,
+      ...probes,
+      node,
+      events,
+      intervalMs: o.healthCheckIntervalMs,
+      healthMetrics: agent.agentMetrics,
+    },
+    signal,
+  );
+  if (health) controllers.push(health);
+  // the per-node identity renews its client certificate before it expires
+  if (agent.nodeIdentity) {
+    const file = new HostRoot(o.root).path(PATH.nodeAgentKubeconfig);
+    const onCertificate = (notAfter: number) => agent.agentMetrics.trackClientCertificate(notAfter);
+    controllers.push(
+      addCertificateController({ ...agent, file, nodeName: agent.nodeIdentity, onCertificate }, signal),
+    );
+  }
+  // a changed hostname changes which Node is ours: start over
+  if (!o.nodeName) {
+    const check = {
+      startupHost: agent.hostName,
+      hostname: osHostname,
+      intervalMs: o.hostnameCheckIntervalMs,
+    };
+    controllers.push(addHostnameCheckController({ ...agent, ...check }, signal));
+  }
+  return controllers;
+}

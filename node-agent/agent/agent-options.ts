@@ -1,0 +1,32 @@
+/** How `gardener-node-agent run` is started: its configuration and what tests and tools override. */
+import type { NodeAgentConfiguration } from '../../api/index.js';
+import type { Logger } from '../../runtime/logging.js';
+import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
+import type { ImageExtractor } from '../registry/image-extractor.js';
+import type { Systemd } from '../systemd/systemd.js';
+
+export interface AgentOptions {
+  readonly config: NodeAgentConfiguration;
+  readonly root: string;
+  readonly systemd: Systemd;
+  readonly images: ImageExtractor;
+  readonly log: Logger;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides the hostname lookup (many agents on one machine). */
+  readonly nodeName?: string;
+  readonly healthPort?: number;
+  readonly metricsPort?: number;
+  readonly hostnameCheckIntervalMs?: number;
+  /**
+   * The kubelet endpoint the health check probes; `false`: no kubelet check. Default: the
+   * kubelet's /healthz when the root is `/`, else none (a tree in a temp dir has no kubelet).
+   */
+  readonly kubeletHealthzUrl?: string | false;
+  /** How the health check asks containerd; `false`: not at all. Default: `ctr version` when the root is `/`. */
+  readonly containerdCheck?: ContainerdCheck | false;
+  readonly healthCheckIntervalMs?: number;
+  /** How long after an apply its restarted units and the health checks are judged (default 10 s). */
+  readonly applySettleMs?: number;
+  /** Go back to the OSC the node ran before when an apply fails its verification. */
+  readonly revertFailedApplies?: boolean;
+}

@@ -11,6 +11,7 @@ export * from './keys-v150.js';
 export * from './kubernetes-versions.js';
 export * from './max-delay.js';
 export * from './node-agent-unit.js';
+export * from './objects/kube-objects.js';
 export * from './objects/node-rollout.js';
 export * from './objects/osc-secret.js';
 export * from './objects/osc-wire.js';

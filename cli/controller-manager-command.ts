@@ -4,12 +4,13 @@
  * exits 0. An invalid configuration exits 2 with every field error before anything starts;
  * `--check-config` only validates, prints the effective configuration and exits.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { formatFieldErrors, stringifyYaml } from '../api/index.js';
 import { runControllerManager } from '../controllers/index.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { inputName } from '../runtime/cli/input-file.js';
+import { loadRestConfig } from '../runtime/kube/load-rest-config.js';
+import type { RestConfig } from '../runtime/kube/rest-config.js';
 import { createLogger } from '../runtime/logging.js';
 import { type CheckOptions, configurationProblems } from '../seed/manager/check-config.js';
 import {
@@ -58,16 +59,15 @@ export function checkControllerManagerConfiguration(
 }
 
 /** The seed: the configured kubeconfig, else $KUBECONFIG, else the in-cluster ServiceAccount. */
-export function seedKubeConfig(config: ControllerManagerConfiguration): KubeConfig {
-  const kc = new KubeConfig();
+export async function seedRestConfig(
+  config: ControllerManagerConfiguration,
+  env: NodeJS.ProcessEnv,
+): Promise<RestConfig> {
   try {
-    if (config.seedKubeconfig) kc.loadFromFile(config.seedKubeconfig);
-    else kc.loadFromDefault();
+    return await loadRestConfig({ kubeconfig: config.seedKubeconfig, env });
   } catch (e) {
     throw new UsageError(`cannot load the seed kubeconfig: ${(e as Error).message}`);
   }
-  if (!kc.getCurrentCluster()) throw new UsageError('the seed kubeconfig has no current cluster');
-  return kc;
 }
 
 export async function runControllerManagerCommand(
@@ -90,7 +90,7 @@ export async function runControllerManagerCommand(
       metrics: { ...config.server.metrics, port: metricsPort ?? config.server.metrics.port },
     },
   });
-  const seed = seedKubeConfig(config);
+  const seed = await seedRestConfig(config, process.env);
   const log = createLogger({
     name: 'gardener-osc-controller-manager',
     level: options.logLevel ?? config.logLevel,

@@ -1,9 +1,9 @@
 /**
  * `gardener-osc rollout status`: where the rollout of every worker pool of a shoot stands (the
  * seed ConfigMap `gardener-node-agent-rollout` in the shoot namespace, docs/rollout.md), as a
- * table, YAML or JSON. From the seed (`--shoot` with `--kubeconfig` or $KUBECONFIG), or from a
- * file holding that ConfigMap (`kubectl get configmap ... -o yaml`, for offline use; `-`: standard
- * input).
+ * table, YAML or JSON. From the seed (`--shoot`; the kubeconfig found as by every command,
+ * runtime/kube/load-rest-config.ts), or from a file holding that ConfigMap (`kubectl get configmap
+ * ... -o yaml`, for offline use; `-`: standard input).
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { type Command, Option } from 'commander';
@@ -19,7 +19,7 @@ import { UsageError } from '../runtime/cli/exit-codes.js';
 import type { CliLogLevel } from '../runtime/cli/warnings.js';
 import { KubeClient } from '../runtime/kube/kube-client.js';
 import { KubeHttp } from '../runtime/kube/kube-http.js';
-import { loadKubeconfigFile } from '../runtime/kube/kubeconfig-file.js';
+import { loadRestConfig, NoClusterConfigError } from '../runtime/kube/load-rest-config.js';
 import { RESOURCE } from '../runtime/kube/resource.js';
 import { readInput } from './render-input.js';
 
@@ -62,11 +62,17 @@ function dataFromFile(path: string, readStdin?: () => string): Record<string, st
   return (cm.data ?? {}) as Record<string, string>;
 }
 
-async function dataFromSeed(shoot: string, kubeconfig: string): Promise<Record<string, string>> {
+async function dataFromSeed(
+  shoot: string,
+  kubeconfig: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, string>> {
   let client: KubeClient;
   try {
-    client = new KubeClient(new KubeHttp(await loadKubeconfigFile(kubeconfig)));
+    client = new KubeClient(new KubeHttp(await loadRestConfig({ kubeconfig, env })));
   } catch (e) {
+    if (e instanceof NoClusterConfigError)
+      throw new UsageError('--shoot reads the seed: give --kubeconfig FILE or set $KUBECONFIG');
     throw new UsageError(`cannot load the seed kubeconfig: ${(e as Error).message}`);
   }
   try {
@@ -94,12 +100,7 @@ export async function rolloutStatus(
     throw new UsageError('give either --shoot NAMESPACE (read from the seed) or --file FILE');
   let data: Record<string, string>;
   if (o.file !== undefined) data = dataFromFile(o.file, readStdin);
-  else {
-    const kubeconfig = o.kubeconfig ?? env.KUBECONFIG;
-    if (!kubeconfig)
-      throw new UsageError('--shoot reads the seed: give --kubeconfig FILE or set $KUBECONFIG');
-    data = await dataFromSeed(o.shoot!, kubeconfig);
-  }
+  else data = await dataFromSeed(o.shoot!, o.kubeconfig, env);
   let status: RolloutStatus;
   try {
     status = decodeRolloutStatus(data);
@@ -130,7 +131,10 @@ export function addRolloutCommand(program: Command, io: (level?: CliLogLevel) =>
       '--shoot <namespace>',
       'the shoot namespace in the seed, e.g. shoot--dev--demo (read from the seed)',
     )
-    .option('--kubeconfig <file>', 'the seed kubeconfig (default: $KUBECONFIG)')
+    .option(
+      '--kubeconfig <file>',
+      'the seed kubeconfig (default: $KUBECONFIG, else the in-cluster ServiceAccount, else ~/.kube/config)',
+    )
     .option(
       '--file <file>',
       'read the ConfigMap from a file instead (kubectl get configmap -o yaml; "-": standard input)',

@@ -47,6 +47,21 @@ export function bundleNodeAgent(outfile: string): Promise<BundledPackages> {
   return bundleExecutable(NODE_AGENT, outfile);
 }
 
+/**
+ * The agent with the test doubles of hack/node-agent-doubles (`--systemd record:FILE`, ...), for
+ * the demo and the benchmarks, which run it on simulated nodes; never what a node runs.
+ */
+export const NODE_AGENT_WITH_DOUBLES: ExecutableSpec = {
+  name: BINARY_NAME,
+  entry: join(ROOT, 'hack/node-agent-doubles/bin.ts'),
+  sourceDirs: [...NODE_AGENT.sourceDirs, 'hack/node-agent-doubles'],
+  cacheName: 'node-agent-doubles-sea',
+};
+
+export function bundleNodeAgentWithDoubles(outfile: string): Promise<BundledPackages> {
+  return bundleExecutable(NODE_AGENT_WITH_DOUBLES, outfile);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
   buildNodeAgent({ log: (line) => console.log(line) }).catch((e: Error) => {
     console.error(`build-node-agent: ${e.message}`);

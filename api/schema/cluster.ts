@@ -30,7 +30,6 @@ export function clusterSchema(mode: Strictness) {
 
 export const StrictCluster = clusterSchema('strict');
 export const TolerantCluster = clusterSchema('tolerant');
-export type ClusterObject = z.output<typeof StrictCluster>;
 
 /** A Cluster with its embedded objects decoded. */
 export interface Cluster {

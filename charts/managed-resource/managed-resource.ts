@@ -6,6 +6,7 @@
  */
 import {
   ANNOTATION,
+  type KubeObject,
   LABEL,
   LABEL_VALUE,
   MANAGED_RESOURCE_API_VERSION,
@@ -16,11 +17,6 @@ import {
   sha256Hex,
   stringifyYaml,
 } from '../../api/index.js';
-
-interface KubeObject {
-  kind?: unknown;
-  metadata?: { name?: unknown; namespace?: unknown };
-}
 
 /** `<lowercase kind>__<namespace>__<name with ":" as "_">.yaml`, the registry's data key. */
 export function registryKey(object: KubeObject): string {

@@ -5,7 +5,7 @@
  * it at once, and it is checked again at the configured interval (a Lease renewed does not
  * enqueue: there are many, and a node's first report is its checksum).
  */
-import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT } from '../../api/index.js';
+import { ANNOTATION, FEATURE_GATE_USE_GARDENER_NODE_AGENT, type NodeObject } from '../../api/index.js';
 import { newController } from '../../runtime/controller-builder.js';
 import type { AcquiredInformer } from '../../runtime/kube/cluster-cache.js';
 import type { WireLease } from '../../runtime/kube/lease.js';
@@ -15,7 +15,6 @@ import { type SeedContext, type ShootContext, selectedCluster } from '../../seed
 import { migrationStates } from '../../seed/manager/seed-informers.js';
 import { MIGRATION_STATE_NAME } from '../../seed/migration-state/state.js';
 import { agentLeases, oscSecrets, shootNodes } from '../../seed/shoot-nodes/shoot-informers.js';
-import type { ShootObject } from '../../seed/shoot-nodes/shoot-node-state.js';
 import { migrationMetrics } from './metrics.js';
 import { MigrationReconciler, type MigrationShoot } from './reconciler.js';
 
@@ -48,9 +47,9 @@ export function addMigrationController(seed: SeedContext): RunningController {
       nodeWatches.delete(namespace);
     }
     if (!shoot) return undefined;
-    const nodes = shootNodes<ShootObject>(shoot.cache);
+    const nodes = shootNodes<NodeObject>(shoot.cache);
     if (!nodeWatches.has(namespace)) {
-      const checksum = (n: ShootObject) => n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
+      const checksum = (n: NodeObject) => n.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
       const unsubscribe = running.watch(nodes, () => namespace, {
         update: (before, after) => leases.has(namespace) && checksum(before) !== checksum(after),
       });

@@ -7,6 +7,8 @@
  * `decideMigration` decides; the steps run in order. A restarted controller-manager resumes a
  * CleaningUp and never repeats a Completed.
  */
+
+import type { NodeObject, SecretObject } from '../../api/index.js';
 import {
   type Cluster,
   DOWNLOADER_ACCESS,
@@ -27,7 +29,7 @@ import type { ObjectSetApi } from '../../seed/direct-apply/apply.js';
 import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
 import { clusterEventObject } from '../../seed/manager/context.js';
 import { readMigrationState, writeMigrationState } from '../../seed/migration-state/state.js';
-import { type ShootObject, shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
+import { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';
 import { currentPhase, decideMigration, type MigrationStep } from './decide.js';
 import type { MigrationMetrics } from './metrics.js';
 import { describeProgress, type LeaseInfo, type MigrationProgress, migrationProgress } from './progress.js';
@@ -35,8 +37,8 @@ import { describeProgress, type LeaseInfo, type MigrationProgress, migrationProg
 /** What the migration reads of a running shoot: its cached Nodes, OSC secrets and Leases. */
 export interface MigrationShoot {
   readonly client: ObjectSetApi & Pick<KubeClient, 'delete'>;
-  nodes(): readonly ShootObject[];
-  oscSecrets(): readonly ShootObject[];
+  nodes(): readonly NodeObject[];
+  oscSecrets(): readonly SecretObject[];
   /** The agents' Leases; undefined until the cache listed them (watched only while Migrating). */
   leases(): readonly WireLease[] | undefined;
 }

@@ -7,8 +7,9 @@
  * far beyond any bootstrap window (at most 1h); after a restart of the process, world.ts falls
  * back on the approvals that imply a registered Node.
  */
+
+import type { NodeObject } from '../../api/index.js';
 import type { Informer } from '../../runtime/kube/informer.js';
-import type { ShootObject } from '../../seed/shoot-nodes/shoot-node-state.js';
 
 const MEMORY_MS = 24 * 3_600_000;
 
@@ -18,7 +19,7 @@ export interface GoneNodes {
   stop(): void;
 }
 
-export function watchGoneNodes(nodes: Informer<ShootObject>, now: () => number = Date.now): GoneNodes {
+export function watchGoneNodes(nodes: Informer<NodeObject>, now: () => number = Date.now): GoneNodes {
   const gone = new Map<string, number>();
   const stop = nodes.subscribe({
     add: (node) => gone.delete(node.metadata?.name ?? ''),

@@ -4,6 +4,8 @@
  * the node agents' CertificateSigningRequests (who asked, when an identity was first approved),
  * and whether a Node existed and is gone.
  */
+
+import type { NodeObject, SecretObject } from '../../api/index.js';
 import { LABEL, LABEL_VALUE, NAME } from '../../api/index.js';
 import type { Informer } from '../../runtime/kube/informer.js';
 import {
@@ -11,7 +13,6 @@ import {
   type CsrObject,
   type NodeAgentCsrIndex,
 } from '../../seed/node-identity/node-agent-csr.js';
-import type { ShootObject } from '../../seed/shoot-nodes/shoot-node-state.js';
 import type { NodeAgentWorld } from './decide.js';
 import type { GoneNodes } from './gone-nodes.js';
 
@@ -19,8 +20,8 @@ import type { GoneNodes } from './gone-nodes.js';
 export const NODE_AGENT_TOKEN_SECRETS = [NAME.valitail] as const;
 
 export interface ShootWorldOptions {
-  readonly nodes: Informer<ShootObject>;
-  readonly oscSecrets: Informer<ShootObject>;
+  readonly nodes: Informer<NodeObject>;
+  readonly oscSecrets: Informer<SecretObject>;
   readonly csrs: Informer<CsrObject>;
   readonly csrIndex: NodeAgentCsrIndex;
   readonly bootstrapWindowMs: number;

@@ -30,16 +30,7 @@ const NodeSubset = z.object({
   }),
 });
 
-/** A Node as the informer holds it (plain JSON). */
-export interface NodeObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly resourceVersion?: string;
-    readonly deletionTimestamp?: string | null;
-    readonly labels?: Readonly<Record<string, string>> | null;
-    readonly annotations?: Readonly<Record<string, string>> | null;
-  };
-}
+export type { NodeObject } from '../../api/index.js';
 
 /** The merge patch of one Node: its delay annotation, and the resourceVersion it was decided on. */
 export interface NodeDelayPatchBody {

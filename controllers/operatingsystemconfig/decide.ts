@@ -7,9 +7,8 @@
  * reads only), whether the OS extension reported every OSC ready, what the ManagedResource needs,
  * and which OSCs are stale.
  */
-import type { ManagedResource, OperatingSystemConfig } from '../../api/index.js';
+import type { ClusterObject, ManagedResource, OperatingSystemConfig } from '../../api/index.js';
 import { mergePatchChanges } from '../../seed/kube/seed-writes.js';
-import type { ClusterObject } from '../../seed/manager/context.js';
 import { legacyNodesRemain, type MigrationState } from '../../seed/migration-state/state.js';
 import { oscReadiness } from './osc-readiness.js';
 import { sameDesiredState } from './same-desired-state.js';

@@ -16,6 +16,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import {
   type Cluster,
+  type ClusterObject,
   decodeCluster,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   formatFieldErrors,
@@ -35,7 +36,7 @@ import type { ObjectSetApi } from '../../seed/direct-apply/apply.js';
 import type { ShootApplier } from '../../seed/direct-apply/shoot-applier.js';
 import { createOrMergePatch } from '../../seed/kube/seed-writes.js';
 import { type ControllerManagerConfiguration, clusterSelected } from '../../seed/manager/config.js';
-import { type ClusterObject, clusterEventObject } from '../../seed/manager/context.js';
+import { clusterEventObject } from '../../seed/manager/context.js';
 import type { SeedValues } from '../../seed/manager/seed-render-values.js';
 import { readMigrationState } from '../../seed/migration-state/state.js';
 import type { shootNodeState } from '../../seed/shoot-nodes/shoot-node-state.js';

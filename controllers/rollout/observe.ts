@@ -3,6 +3,8 @@
  * checksum (its OSC secret's `checksum/data-script`) and per Node its zone, delay, what it runs
  * and reports, whether it is Ready and whether its agent's Lease is fresh. Pure.
  */
+
+import type { NodeObject, SecretObject } from '../../api/index.js';
 import {
   ANNOTATION,
   type ApplyReport,
@@ -56,37 +58,7 @@ export interface PoolObservation {
   readonly nodes: readonly NodeView[];
 }
 
-/** A Node as the shoot cache holds it (the fields read here). */
-export interface NodeObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly deletionTimestamp?: string | null;
-    readonly labels?: Readonly<Record<string, string>> | null;
-    readonly annotations?: Readonly<Record<string, string>> | null;
-  };
-  readonly spec?: { readonly taints?: readonly { key: string; effect: string }[] | null };
-  readonly status?: {
-    readonly conditions?:
-      | readonly { type?: string; status?: string; lastTransitionTime?: string | Date }[]
-      | null;
-  };
-}
-
-export interface LeaseObject {
-  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string };
-  readonly spec?: {
-    readonly renewTime?: string | Date | null;
-    readonly leaseDurationSeconds?: number | null;
-  };
-}
-
-export interface SecretObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly labels?: Readonly<Record<string, string>> | null;
-    readonly annotations?: Readonly<Record<string, string>> | null;
-  };
-}
+export type { LeaseObject, NodeObject, SecretObject } from '../../api/index.js';
 
 const ms = (t: string | Date | null | undefined): number | undefined => {
   if (!t) return undefined;

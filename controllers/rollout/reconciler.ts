@@ -47,7 +47,7 @@ export interface RolloutReconcilerOptions {
   readonly settings: RolloutSettings;
   readonly cluster: () => Cluster;
   /** The Cluster object's own annotations (settings overrides, the operator's action). */
-  readonly clusterAnnotations: () => Readonly<Record<string, string>> | undefined;
+  readonly clusterAnnotations: () => Readonly<Record<string, string>> | null | undefined;
   readonly shoot: RolloutShoot;
   /** Writes the Nodes' permissions. */
   readonly shootClient: Pick<KubeClient, 'mergePatch'>;
@@ -83,7 +83,7 @@ export class RolloutReconciler {
   }
 
   async reconcile(_key: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
-    const annotations = this.o.clusterAnnotations();
+    const annotations = this.o.clusterAnnotations() ?? undefined;
     const { settings, problems } = effectiveSettings(this.o.settings, annotations);
     for (const p of problems) await this.warnOnce('RolloutSettingRejected', p);
     const request = actionRequest(annotations);

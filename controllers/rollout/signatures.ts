@@ -2,13 +2,14 @@
  * What the rollout gate reads of a Node, an OSC secret and a Cluster, each as one comparable
  * value: an update that leaves it unchanged cannot change the decision, so it does not enqueue.
  */
+
+import type { ClusterObject, NodeObject, SecretObject } from '../../api/index.js';
 import {
   ANNOTATION,
   LABEL,
   NODE_AGENT_REPORT_ANNOTATIONS,
   PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../api/index.js';
-import type { NodeObject, SecretObject } from './observe.js';
 
 const NODE_FIELDS_READ = [
   ANNOTATION.checksumCloudConfigData,
@@ -41,9 +42,7 @@ export function secretSignature(s: SecretObject): string {
 }
 
 /** The Cluster's annotations (the operator's actions and the gate's settings live there). */
-export function clusterAnnotationsSignature(c: {
-  metadata?: { annotations?: Record<string, string> };
-}): string {
+export function clusterAnnotationsSignature(c: ClusterObject): string {
   return JSON.stringify(c.metadata?.annotations ?? {});
 }
 
@@ -52,7 +51,5 @@ export const nodeChanged = (a: NodeObject, b: NodeObject): boolean => nodeSignat
 export const secretChanged = (a: SecretObject, b: SecretObject): boolean =>
   secretSignature(a) !== secretSignature(b);
 
-export const clusterAnnotationsChanged = (
-  a: { metadata?: { annotations?: Record<string, string> } },
-  b: { metadata?: { annotations?: Record<string, string> } },
-): boolean => clusterAnnotationsSignature(a) !== clusterAnnotationsSignature(b);
+export const clusterAnnotationsChanged = (a: ClusterObject, b: ClusterObject): boolean =>
+  clusterAnnotationsSignature(a) !== clusterAnnotationsSignature(b);

@@ -5,6 +5,7 @@
  * nothing, or a report when someone else set another role.
  */
 import * as z from 'zod';
+import type { SecretObject } from '../../api/index.js';
 import { ANNOTATION, LABEL, LABEL_VALUE } from '../../api/index.js';
 
 /** A secret in the shoot that receives an access token. */
@@ -84,18 +85,7 @@ export function targetsFromShootAccessSecrets(secrets: readonly unknown[]): Targ
   };
 }
 
-/** A Secret in the shoot as the informer holds it (plain JSON). */
-export interface SecretObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly resourceVersion?: string;
-    readonly deletionTimestamp?: string | null;
-    readonly labels?: Readonly<Record<string, string>> | null;
-  };
-}
+export type { SecretObject } from '../../api/index.js';
 
 /** The merge patch: the role label only, and the resourceVersion it was decided on. */
 export interface AccessTokenLabelPatch {

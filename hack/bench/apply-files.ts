@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { type OperatingSystemConfig, PATH, stringifyYaml } from '../../api/index.js';
 import { applyOsc } from '../../node-agent/applier/apply-osc.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
+import { MemorySystemd } from '../node-agent-doubles/memory-systemd.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 import { Cleanups, ms, now, print, progress, thousands } from './support/run.js';
 

@@ -5,9 +5,9 @@
  * next to a calibration measured in the same run (a bare `node` process's RSS, a plain GET
  * roundtrip and the bench's own watch delivery against the same apiserver).
  *
- * The agent runs as its own process (by default the esbuild bundle that ships inside the
- * executable, built from the current sources into a temp dir; `--agent tsx` runs
- * node-agent/cli/main.ts under the tsx loader instead) with the rendered OSC of the example's first
+ * The agent runs as its own process (by default the esbuild bundle of the executable's sources
+ * plus the recording systemd of hack/node-agent-doubles, built into a temp dir; `--agent tsx` runs
+ * hack/node-agent-doubles/main.ts under the tsx loader instead) with the rendered OSC of the example's first
  * worker pool plus one probe unit whose content each update changes, `--systemd=record:FILE` and
  * image files from a directory. It authenticates as the rendering's identity mode says:
  * `--identity node` (the default) with its own client certificate, which it asks for at start and
@@ -33,7 +33,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_AGENT_IDENTITY } from '../../api/index.js';
-import { bundleNodeAgent } from '../build-node-agent.js';
+import { bundleNodeAgentWithDoubles } from '../build-node-agent.js';
 import { clientNodeRoundtrips, getRoundtrips } from './node-agent/admin-api.js';
 import {
   bundleComposition,
@@ -71,13 +71,13 @@ import { Cleanups, now, print, progress, thousands } from './support/run.js';
 const cleanups = new Cleanups();
 const IDLE_NODE = ['-e', 'setInterval(() => {}, 1 << 30)'];
 
-/** Step: the agent's program, the bundle that ships inside the executable (or the sources under tsx). */
+/** Step: the agent's program, bundled as the executable is but with the recording systemd (or the sources under tsx). */
 async function prepareAgentProgram(dir: string): Promise<string[]> {
   if (OPTIONS.agentMode !== 'bundle')
-    return [...OPTIONS.nodeFlags, '--import', 'tsx', join(ROOT, 'node-agent/cli/main.ts')];
+    return [...OPTIONS.nodeFlags, '--import', 'tsx', join(ROOT, 'hack/node-agent-doubles/main.ts')];
   const bundle = join(dir, 'gardener-node-agent.cjs');
   const t = now();
-  await bundleNodeAgent(bundle);
+  await bundleNodeAgentWithDoubles(bundle);
   progress(`bundled the agent in ${((now() - t) / 1000).toFixed(1)} s`);
   return [...OPTIONS.nodeFlags, bundle];
 }

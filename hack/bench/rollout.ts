@@ -35,8 +35,6 @@ import type { PoolRollout } from '../../controllers/rollout/state.js';
 import { addLeaseController } from '../../node-agent/controllers/lease/add.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
-import { readSystemdFaults } from '../../node-agent/systemd/systemd-faults.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -47,6 +45,8 @@ import { createShootFixture } from '../landscape/controller-manager-fixture.js';
 import { startEnvtest, stopAllEnvtests } from '../landscape/envtest.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../landscape/kubelet-osc.js';
 import { oscSecretObject } from '../landscape/osc-secret.js';
+import { RecordingSystemd } from '../node-agent-doubles/recording-systemd.js';
+import { readSystemdFaults } from '../node-agent-doubles/systemd-faults.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
 
 const { values: args, quick } = benchCommandLine({

@@ -20,8 +20,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PATH, parseYaml, UNIT } from '../../api/index.js';
-import { parseRecording, type RecordedSystemdOp } from '../../node-agent/systemd/recording-systemd.js';
-import { SYSTEMD_FAULTS_ENV } from '../../node-agent/systemd/systemd-faults.js';
+import { parseRecording, type RecordedSystemdOp } from '../node-agent-doubles/recording-systemd.js';
+import { SYSTEMD_FAULTS_ENV } from '../node-agent-doubles/systemd-faults.js';
 import { jsonLines, tail } from './landscape.js';
 import { type Exit, type SupervisedProcess, startSupervised } from './processes.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ANNOTATION, UNIT } from '../../api/index.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { bundleNodeAgent } from '../build-node-agent.js';
+import { bundleNodeAgentWithDoubles } from '../build-node-agent.js';
 import { authorizerEndpoint } from '../landscape/authorizer-endpoint.js';
 import { type CsrSigner, startCsrSigner } from '../landscape/csr-signer.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../landscape/envtest.js';
@@ -150,7 +150,7 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
         () => undefined,
       );
     const bundle = join(workDir, 'gardener-node-agent.cjs');
-    res.bundling = bundleNodeAgent(bundle).then(() => undefined);
+    res.bundling = bundleNodeAgentWithDoubles(bundle).then(() => undefined);
     const [seed, shoot] = await untilInterrupted(
       Promise.all([...res.envtests, res.bundling]).then(([s, t]) => [s, t] as [Envtest, Envtest]),
       signal,

@@ -6,7 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatKubeletDataVolumeScript, PATH } from '../../api/index.js';
@@ -98,27 +97,5 @@ export class ScriptDisk implements Disk {
     } finally {
       await rm(file, { force: true });
     }
-  }
-}
-
-/** Remembers each request, for tests. */
-export class MemoryDisk implements Disk {
-  readonly formatted: number[] = [];
-
-  constructor(private readonly failWith?: Error) {}
-
-  formatKubeletDataVolume(sizeInBytes: number): Promise<void> {
-    this.formatted.push(sizeInBytes);
-    return this.failWith ? Promise.reject(this.failWith) : Promise.resolve();
-  }
-}
-
-/** Appends `{"op":"format-kubelet-data-volume","size":N}` to a file, for demos and process-level tests. */
-export class RecordingDisk implements Disk {
-  constructor(readonly file: string) {}
-
-  formatKubeletDataVolume(sizeInBytes: number): Promise<void> {
-    appendFileSync(this.file, `${JSON.stringify({ op: 'format-kubelet-data-volume', size: sizeInBytes })}\n`);
-    return Promise.resolve();
   }
 }

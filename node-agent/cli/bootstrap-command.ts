@@ -8,15 +8,13 @@
  * `/`: restarting units or formatting the machine's disks for a tree in a temp dir is never what
  * was meant. `--disk` is needed only when the config sets `bootstrap.kubeletDataVolumeSize`.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
-import { UsageError } from '../../runtime/cli/exit-codes.js';
-import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
+import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runBootstrap } from '../bootstrap/bootstrap.js';
-import { type Disk, RecordingDisk, ScriptDisk } from '../bootstrap/disk.js';
 import { NODE_AGENT_VERSION } from '../version.js';
-import { SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
+import { diskFlagHelp, diskFrom, systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
@@ -30,29 +28,14 @@ interface BootstrapFlags {
   readonly logLevel?: LogLevel;
 }
 
-function diskFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Disk {
-  const chosen = spec ?? (root === '/' ? 'script' : undefined);
-  if (chosen === undefined) {
-    throw new UsageError(
-      '--disk is required when --root is not / and bootstrap.kubeletDataVolumeSize is set ' +
-        "(the formatter script works on the machine's disks, whatever the root)",
-    );
-  }
-  if (chosen === 'script') return new ScriptDisk({ root, env: io.env, logger });
-  if (chosen.startsWith('record:') && chosen.length > 'record:'.length) {
-    return new RecordingDisk(resolve(chosen.slice('record:'.length)));
-  }
-  throw new UsageError(`--disk must be "script" or "record:FILE", not ${JSON.stringify(chosen)}`);
-}
-
 export function addBootstrapCommand(program: Command, io: CliIo): void {
   program
     .command('bootstrap')
     .description('one-shot node setup: format the kubelet data volume, install and start the agent')
     .option('--config <file>', `the NodeAgentConfiguration (default: <root>${PATH.nodeAgentConfig})`)
     .option('--root <dir>', 'the host root every path resolves under', '/')
-    .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
-    .option('--disk <spec>', '"script" (run the formatter), or "record:FILE" to append the request to FILE')
+    .option('--systemd <spec>', systemdFlagHelp(io))
+    .option('--disk <spec>', diskFlagHelp(io))
     .action(async (flags: BootstrapFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const configFile = flags.config ?? join(root, PATH.nodeAgentConfig);

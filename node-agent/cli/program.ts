@@ -27,9 +27,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     '  | base64 -d | gardener-node-agent plan --previous last-applied-osc.yaml --next -',
     'gardener-node-agent plan --next osc.yaml -o json     # a first apply, for tools',
   ],
-  apply: [
-    'gardener-node-agent apply --osc osc.yaml --root /tmp/node --systemd record:/tmp/node/systemd.jsonl',
-  ],
+  apply: ['gardener-node-agent apply --osc osc.yaml --root /       # the node itself, with systemctl'],
   bootstrap: ['gardener-node-agent bootstrap             # as gardener-node-init.service runs it'],
 };
 

@@ -18,7 +18,8 @@ import { usesNodeIdentity } from '../agent/rest-config.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
-import { imagesFrom, SYSTEMD_FLAG_HELP, systemdFrom } from './apply-command.js';
+import { imagesFrom } from './apply-command.js';
+import { systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument, readText } from './read-osc.js';
@@ -192,7 +193,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .argument('[command]')
     .option('--config <file>', 'the NodeAgentConfiguration ("-": standard input)', PATH.nodeAgentConfig)
     .option('--root <dir>', 'the host root every path resolves under', '/')
-    .option('--systemd <spec>', SYSTEMD_FLAG_HELP)
+    .option('--systemd <spec>', systemdFlagHelp(io))
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
     .option('--health-port <port>', 'overrides server.healthProbes.port')

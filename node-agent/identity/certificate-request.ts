@@ -6,6 +6,7 @@
  * from the key, so a retried create finds its own request instead of making a second one.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import type { CsrObject } from '../../api/index.js';
 import {
   KUBE_APISERVER_CLIENT_SIGNER,
   NODE_AGENT_CERTIFICATE_LIFETIME_SECONDS,
@@ -19,7 +20,7 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import { pem } from '../../runtime/pki/der.js';
 import { createCertificationRequest } from '../../runtime/pki/pkcs10.js';
-import { type CsrStatusView, csrState } from './csr-state.js';
+import { csrState } from './csr-state.js';
 
 /** What the agent asks for: 30 days, as upstream; the signer may give less. */
 export const CERTIFICATE_EXPIRATION_SECONDS = NODE_AGENT_CERTIFICATE_LIFETIME_SECONDS;
@@ -41,13 +42,6 @@ export interface IssuedCertificate {
   readonly certificatePem: string;
   readonly keyPem: string;
   readonly csrName: string;
-}
-
-interface CsrObject extends CsrStatusView {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: { readonly name?: string };
-  readonly spec?: unknown;
 }
 
 export class CertificateRequestError extends Error {

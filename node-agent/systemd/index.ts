@@ -1,9 +1,4 @@
-/** systemd behind an interface: systemctl for nodes, recorders for tests and demos. */
-export * from './memory-systemd.js';
-export * from './op-systemd.js';
-export * from './recording-systemd.js';
-export * from './simulated-unit-status.js';
+/** systemd behind an interface: systemctl on nodes (test doubles: hack/node-agent-doubles). */
 export * from './systemctl-systemd.js';
 export * from './systemd.js';
-export * from './systemd-faults.js';
 export * from './unit-status.js';

@@ -1,13 +1,16 @@
 /**
  * A kubeconfig file as a `RestConfig`: its current context's cluster and user. Relative file
- * paths resolve against the kubeconfig's own directory, as kubectl does. Only static credentials
- * are supported (token, token file, client certificate, basic auth); an `exec` or `auth-provider`
+ * paths resolve against the kubeconfig's own directory, as kubectl does (k8s.io/client-go v0.29
+ * tools/clientcmd/loader.go, ResolveLocalPaths; an `exec` command only when it holds a path
+ * separator, so a bare name is looked up on $PATH). Credentials: token, token file, client
+ * certificate, basic auth and `exec` credential plugins (exec-credential.ts); an `auth-provider`
  * user is an error naming the field, not a silent anonymous client.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import { fieldErrorsFromZod, parseYaml, ValidationError } from '../../api/index.js';
+import { EXEC_API_VERSIONS, ExecCredentialPlugin } from './exec-credential.js';
 import { type ClusterAccess, type HttpsOptions, RestConfig } from './rest-config.js';
 
 const Cluster = z.object({
@@ -16,6 +19,17 @@ const Cluster = z.object({
   'certificate-authority-data': z.string().optional(),
   'insecure-skip-tls-verify': z.boolean().optional(),
   'tls-server-name': z.string().optional(),
+  'proxy-url': z.string().optional(),
+});
+
+const Exec = z.object({
+  apiVersion: z.enum(EXEC_API_VERSIONS),
+  command: z.string().min(1),
+  args: z.array(z.string()).nullish(),
+  env: z.array(z.object({ name: z.string().min(1), value: z.string() })).nullish(),
+  installHint: z.string().optional(),
+  provideClusterInfo: z.boolean().optional(),
+  interactiveMode: z.enum(['Never', 'IfAvailable', 'Always']).optional(),
 });
 
 const User = z.object({
@@ -27,7 +41,7 @@ const User = z.object({
   'client-key-data': z.string().optional(),
   username: z.string().optional(),
   password: z.string().optional(),
-  exec: z.undefined({ error: 'exec credential plugins are not supported' }).optional(),
+  exec: Exec.optional(),
   'auth-provider': z.undefined({ error: 'auth providers are not supported' }).optional(),
 });
 
@@ -73,11 +87,40 @@ export async function restConfigFromKubeconfig(text: string, baseDir: string): P
   }
   const u = user?.user ?? {};
   const tokenFile = u.tokenFile && (isAbsolute(u.tokenFile) ? u.tokenFile : join(baseDir, u.tokenFile));
+  const ca = await material(cluster['certificate-authority-data'], cluster['certificate-authority'], baseDir);
+  if (u.exec?.interactiveMode === 'Always')
+    throw fail(
+      `users[${context.user}].user.exec.interactiveMode`,
+      'Always: the plugin needs a terminal, which this process does not have',
+    );
+  const exec =
+    u.exec &&
+    new ExecCredentialPlugin(
+      {
+        ...u.exec,
+        args: u.exec.args ?? undefined,
+        env: u.exec.env ?? undefined,
+        command:
+          u.exec.command.includes('/') && !isAbsolute(u.exec.command)
+            ? join(baseDir, u.exec.command)
+            : u.exec.command,
+      },
+      {
+        server: cluster.server,
+        ...(ca && { 'certificate-authority-data': ca.toString('base64') }),
+        ...(cluster['insecure-skip-tls-verify'] !== undefined && {
+          'insecure-skip-tls-verify': cluster['insecure-skip-tls-verify'],
+        }),
+        ...(cluster['tls-server-name'] && { 'tls-server-name': cluster['tls-server-name'] }),
+      },
+    );
   return new RestConfig({
     server: cluster.server,
-    ca: await material(cluster['certificate-authority-data'], cluster['certificate-authority'], baseDir),
+    ca,
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'],
     tlsServerName: cluster['tls-server-name'],
+    proxyUrl: cluster['proxy-url'],
+    exec,
     token: u.token,
     tokenFile,
     clientCertificate: await material(u['client-certificate-data'], u['client-certificate'], baseDir),

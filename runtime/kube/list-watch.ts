@@ -12,6 +12,8 @@
  * failing to re-open) it is reported to its client's WatchHealth (`/readyz`), and one warning is
  * logged per incident, not one per retry.
  */
+
+import type { KubeObject } from '../../api/index.js';
 import { Backoff } from '../backoff.js';
 import { type Clock, realClock, sleep, type TimerHandle } from '../clock.js';
 import { type Logger, silentLogger } from '../logging.js';
@@ -20,11 +22,7 @@ import { LineSplitter } from './json-lines.js';
 import { type KubeHttp, KubeStatusError } from './kube-http.js';
 import { type WatchHealth, watchHealthOf } from './watch-health.js';
 
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; uid?: string };
-}
+export type { KubeObject } from '../../api/index.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -6,6 +6,7 @@
  * token rotated on disk is used at once, without a restart.
  */
 import { readFile } from 'node:fs/promises';
+import type { ExecCredentials } from './exec-credential.js';
 
 export interface RestConfigOptions {
   /** `https://host:port`, without a trailing path. */
@@ -22,6 +23,8 @@ export interface RestConfigOptions {
   readonly clientKey?: Buffer;
   readonly username?: string;
   readonly password?: string;
+  /** Asked on every request (it caches); its token or client certificate win over the static ones. */
+  readonly exec?: { credentials(): Promise<ExecCredentials> };
 }
 
 /** What `KubeHttp` fills in per request (the shape of client-node's `applyToHTTPSOptions`). */
@@ -55,12 +58,15 @@ export class RestConfig implements ClusterAccess {
 
   async applyToHTTPSOptions(out: HttpsOptions): Promise<void> {
     const o = this.options;
+    const exec = await o.exec?.credentials();
     if (o.ca) out.ca = o.ca;
-    if (o.clientCertificate) out.cert = o.clientCertificate;
-    if (o.clientKey) out.key = o.clientKey;
+    const cert = exec?.clientCertificate ?? o.clientCertificate;
+    const key = exec?.clientKey ?? o.clientKey;
+    if (cert) out.cert = cert;
+    if (key) out.key = key;
     out.rejectUnauthorized = !o.insecureSkipTlsVerify;
     if (o.tlsServerName) out.servername = o.tlsServerName;
-    const authorization = await this.authorization();
+    const authorization = exec?.token ? `Bearer ${exec.token}` : await this.authorization();
     if (authorization) out.headers = { ...out.headers, authorization };
   }
 

@@ -281,7 +281,7 @@ export function encodeControllerManagerConfiguration(
 /** Whether a Cluster's labels match the selector. */
 export function clusterSelected(
   config: Pick<ControllerManagerConfiguration, 'clusterSelector'>,
-  labels: Readonly<Record<string, string>> | undefined,
+  labels: Readonly<Record<string, string>> | null | undefined,
 ): boolean {
   return Object.entries(config.clusterSelector.matchLabels).every(([k, v]) => labels?.[k] === v);
 }

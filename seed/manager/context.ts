@@ -6,7 +6,7 @@
  * calls.
  */
 import type { Registry } from 'prom-client';
-import { type Cluster, decodeCluster } from '../../api/index.js';
+import { type Cluster, type ClusterObject, decodeCluster } from '../../api/index.js';
 import type { EventObject, EventRecorder } from '../../runtime/events.js';
 import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import type { Informer } from '../../runtime/kube/informer.js';
@@ -15,22 +15,6 @@ import type { Logger } from '../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../runtime/metrics.js';
 import { type ControllerManagerConfiguration, clusterSelected } from './config.js';
 import type { KeyedMutex } from './keyed-mutex.js';
-
-/** A Cluster as the seed cache holds it: the API's JSON, decoded on use. */
-export interface ClusterObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly uid?: string;
-    readonly resourceVersion?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-    readonly finalizers?: readonly string[];
-    readonly deletionTimestamp?: string | null;
-  };
-  readonly spec?: unknown;
-}
 
 export interface SeedContext {
   readonly config: ControllerManagerConfiguration;

@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
+import type { ClusterObject } from '../../api/index.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -15,7 +16,7 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import { type WatchHealth, watchHealthOf } from '../../runtime/kube/watch-health.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { FIELD_MANAGER } from '../kube/seed-writes.js';
-import type { ClusterObject, SeedContext } from './context.js';
+import type { SeedContext } from './context.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { ControllerManagerOptions } from './run-manager.js';
 import { Shoots } from './shoots.js';

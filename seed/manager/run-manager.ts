@@ -7,12 +7,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
+import type { ClusterAccess } from '../../runtime/kube/rest-config.js';
 import type { WatchHealth } from '../../runtime/kube/watch-health.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import type { Logger } from '../../runtime/logging.js';
@@ -22,7 +22,7 @@ import { observe } from './observation.js';
 
 export interface ManagerOptions {
   readonly config: ControllerManagerConfiguration;
-  readonly seed: KubeConfig;
+  readonly seed: ClusterAccess;
   readonly log: Logger;
   /** Overrides the configured ports (tests, the demo: 0 picks a free one). */
   readonly healthPort?: number;

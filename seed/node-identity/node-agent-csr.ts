@@ -4,6 +4,8 @@
  * approver judges (who asked, what the PKCS#10 request asks for, whether it is signed by its key)
  * and where it stands (approved, denied, issued). Parsed once per resourceVersion.
  */
+
+import type { CsrObject } from '../../api/index.js';
 import { KUBE_APISERVER_CLIENT_SIGNER, nodeOfNodeAgentUser } from '../../api/index.js';
 import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import type { Informer } from '../../runtime/kube/informer.js';
@@ -11,33 +13,7 @@ import { RESOURCE } from '../../runtime/kube/resource.js';
 import { pemBlock } from '../../runtime/pki/der.js';
 import { type ParsedCertificationRequest, parseCertificationRequest } from '../../runtime/pki/pkcs10.js';
 
-export interface CsrCondition {
-  readonly type?: string;
-  readonly status?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly lastUpdateTime?: string;
-}
-
-/** A CertificateSigningRequest as the API serves it (the fields read here). */
-export interface CsrObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly resourceVersion?: string;
-    readonly creationTimestamp?: string;
-  };
-  readonly spec?: {
-    readonly request?: string;
-    readonly signerName?: string;
-    readonly username?: string;
-    readonly groups?: readonly string[];
-    readonly usages?: readonly string[];
-    readonly expirationSeconds?: number;
-  };
-  readonly status?: { readonly conditions?: readonly CsrCondition[]; readonly certificate?: string };
-}
+export type { CsrCondition, CsrObject } from '../../api/index.js';
 
 export interface NodeAgentCsr {
   readonly name: string;

@@ -4,19 +4,20 @@
  * secrets of both generations in `kube-system` (node status, the migration), and the node agents'
  * Leases (the migration, while it runs).
  */
+
+import type { NodeObject, SecretObject } from '../../api/index.js';
 import { LABEL, LABEL_VALUE, NAMESPACE_KUBE_SYSTEM } from '../../api/index.js';
 import type { AcquiredInformer, ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import type { Informer } from '../../runtime/kube/informer.js';
 import type { WireLease } from '../../runtime/kube/lease.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import type { ShootObject } from './shoot-node-state.js';
 
-export function shootNodes<T extends ShootObject = ShootObject>(cache: ClusterCache): Informer<T> {
+export function shootNodes<T extends NodeObject = NodeObject>(cache: ClusterCache): Informer<T> {
   return cache.informer({ resource: RESOURCE.node }) as Informer<T>;
 }
 
 /** The OSC secrets of the agent (`operating-system-config`) and of the legacy executor (`cloud-config`). */
-export function oscSecrets(cache: ClusterCache): Informer<ShootObject> {
+export function oscSecrets(cache: ClusterCache): Informer<SecretObject> {
   return cache.informer({
     resource: RESOURCE.secret,
     namespace: NAMESPACE_KUBE_SYSTEM,

@@ -4,6 +4,8 @@
  * (Nodes being deleted left out). Node status and the migration both judge from this, read from
  * the shoot cache's informers (shoot-informers.ts).
  */
+
+import type { NodeObject, SecretObject } from '../../api/index.js';
 import { type Cluster, LABEL } from '../../api/index.js';
 
 export interface NodeInfo {
@@ -24,22 +26,11 @@ export interface ShootNodeState {
   readonly nodesByPool: ReadonlyMap<string, readonly NodeInfo[]>;
 }
 
-/** A Node or Secret as the shoot cache holds it (the fields read here). */
-export interface ShootObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly deletionTimestamp?: string | null;
-    readonly labels?: Readonly<Record<string, string>> | null;
-    readonly annotations?: Readonly<Record<string, string>> | null;
-  };
-  readonly spec?: { readonly taints?: readonly { key: string; value?: string; effect: string }[] | null };
-}
-
 /** `role`: `operating-system-config` (the agent's secrets) or `cloud-config` (the legacy ones). Pure. */
 export function shootNodeState(
   cluster: Cluster,
-  nodes: readonly ShootObject[],
-  secrets: readonly ShootObject[],
+  nodes: readonly NodeObject[],
+  secrets: readonly SecretObject[],
   role: string,
 ): ShootNodeState {
   const secretsByPool = new Map<string, OscSecretInfo>();

@@ -1,5 +1,7 @@
 /** `gardener-osc rollout status` from a file: the table, YAML and JSON, and every bad input named. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -106,6 +108,51 @@ describe('gardener-osc rollout status', () => {
     expect(json['worker-a']).to.include({ phase: 'Halted', haltedSince: '2026-03-01T10:01:00.000Z' });
     const yaml = await rolloutStatus({ file: file(configMap), format: 'yaml' }, {}, NOW);
     expect(yaml).to.match(/^worker-a:\n {2}failed: 1\n/);
+  });
+
+  it('reads the seed with an exec credential plugin kubeconfig, as controller-manager does', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization}`);
+      if (req.headers.authorization !== 'Bearer exec-token') {
+        res.writeHead(401).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(configMap));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const plugin = join(dir, 'token-plugin.sh');
+      writeFileSync(
+        plugin,
+        `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"exec-token"}}'\n`,
+      );
+      chmodSync(plugin, 0o755);
+      const kubeconfig = join(dir, 'seed-kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        stringifyYaml({
+          clusters: [
+            {
+              name: 'seed',
+              cluster: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+            },
+          ],
+          users: [
+            { name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin } } },
+          ],
+          contexts: [{ name: 'seed', context: { cluster: 'seed', user: 'u' } }],
+          'current-context': 'seed',
+        }),
+      );
+      const out = await rolloutStatus({ shoot: 'shoot--dev--demo', kubeconfig, format: 'table' }, {}, NOW);
+      expect(out).to.contain('worker-a').and.to.contain('Halted');
+      expect(seen).to.deep.equal([
+        '/api/v1/namespaces/shoot--dev--demo/configmaps/gardener-node-agent-rollout Bearer exec-token',
+      ]);
+    } finally {
+      server.close();
+    }
   });
 
   it('names what is wrong: the flags, the file, the status', async () => {

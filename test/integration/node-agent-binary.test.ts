@@ -15,6 +15,7 @@ import { BINARY_NAME, buildNodeAgent } from '../../hack/build-node-agent.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
+import { fakeSystemctl } from '../node-agent/support/fake-systemctl.js';
 import { eventually } from '../support/eventually.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
@@ -74,20 +75,22 @@ describe('the gardener-node-agent single executable against a real API server', 
         },
       }),
     );
-    const record = join(dir, 'systemd.jsonl');
+    // the executable knows only systemctl: a stub on PATH logs the calls
+    const systemctl = fakeSystemctl(dir);
     const alone = join(dir, 'alone');
     agent = spawn(
       '/usr/bin/env',
       [
         '-i',
         'NODE_AGENT_REFUSE_HOST_ROOT=1',
+        `PATH=${systemctl.binDir}:/usr/bin:/bin`,
         `./${BINARY_NAME}`,
         'run',
         '--config',
         config,
         '--root',
         root,
-        `--systemd=record:${record}`,
+        '--systemd=systemctl',
         '--images',
         images,
         '--node-name',
@@ -112,7 +115,7 @@ describe('the gardener-node-agent single executable against a real API server', 
       return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(yaml);
     }).catch(withLogs);
     expect(readFileSync(join(root, 'example/file'), 'utf8')).to.equal('file1');
-    expect(readFileSync(record, 'utf8')).to.contain('{"op":"restart","unit":"unit1"}');
+    expect(systemctl.calls()).to.include('--job-mode=replace restart -- unit1');
     const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
     const renewTime = async () => {
       const lease = await coordination

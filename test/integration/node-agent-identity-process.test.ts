@@ -70,7 +70,7 @@ describe('node agent process with a per-node identity', function () {
       [
         '--import',
         'tsx',
-        join(import.meta.dirname, '../../node-agent/cli/main.ts'),
+        join(import.meta.dirname, '../../hack/node-agent-doubles/main.ts'),
         'run',
         '--config',
         config,

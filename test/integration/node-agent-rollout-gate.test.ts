@@ -22,12 +22,12 @@ import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../ha
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
+import { parseRecording, RecordingSystemd } from '../../hack/node-agent-doubles/recording-systemd.js';
+import { readSystemdFaults } from '../../hack/node-agent-doubles/systemd-faults.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../node-agent/systemd/memory-systemd.js';
-import { parseRecording, RecordingSystemd } from '../../node-agent/systemd/recording-systemd.js';
 import type { Systemd } from '../../node-agent/systemd/systemd.js';
-import { readSystemdFaults } from '../../node-agent/systemd/systemd-faults.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';

@@ -75,7 +75,7 @@ describe('gardener-node-agent run against a real API server', function () {
       }),
     );
     const record = join(dir, 'systemd.jsonl');
-    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const cli = join(import.meta.dirname, '../../hack/node-agent-doubles/main.ts');
     const args = [
       '--import',
       'tsx',
@@ -182,7 +182,7 @@ describe('gardener-node-agent run against a real API server', function () {
         },
       }),
     );
-    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const cli = join(import.meta.dirname, '../../hack/node-agent-doubles/main.ts');
     const args = ['--import', 'tsx', cli, 'run', '--config', config, '--root', root];
     args.push(`--systemd=record:${join(dir, 'metrics-systemd.jsonl')}`, '--node-name', nodeName);
     args.push('--health-port', '0', '--metrics-port', '0', '--kubelet-healthz-url', kubelet.url);

@@ -168,7 +168,7 @@ export class RolloutLandscape {
         },
       }),
     );
-    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const cli = join(import.meta.dirname, '../../hack/node-agent-doubles/main.ts');
     const args = ['--import', 'tsx', cli, 'run', '--config', config, '--root', node.root];
     args.push(`--systemd=record:${join(this.dir, node.name, 'systemd.jsonl')}`, '--images', this.images);
     args.push('--node-name', node.name, '--health-port', '0', '--metrics-port', '0', '--no-health-check');

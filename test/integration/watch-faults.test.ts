@@ -152,7 +152,7 @@ describe('watches under faults against a real kube-apiserver', function () {
         },
       }),
     );
-    const cli = join(import.meta.dirname, '../../node-agent/cli/main.ts');
+    const cli = join(import.meta.dirname, '../../hack/node-agent-doubles/main.ts');
     const args = ['--import', 'tsx', cli, 'run', '--config', config, '--root', root, '--images', images];
     args.push(`--systemd=record:${join(dir, 'systemd.jsonl')}`, '--node-name', nodeName);
     args.push('--health-port', '0', '--metrics-port', '0');

@@ -22,21 +22,22 @@ import {
   type BuildResult,
   buildNodeAgent,
   bundleNodeAgent,
+  bundleNodeAgentWithDoubles,
 } from '../../hack/build-node-agent.js';
 import { buildNodeAgentImage, MEDIA_TYPE, ociImage, sha256 } from '../../hack/build-node-agent-image.js';
 import { EM_AARCH64, EM_X86_64, readElf } from '../../hack/elf.js';
 import { debRoot } from '../../hack/image-runtime.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
-import { parseRecording } from '../../node-agent/systemd/recording-systemd.js';
 import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
 import { untar } from '../support/tar-read.js';
 import { type CliResult, runCli } from './support/cli-run.js';
+import { fakeSystemctl } from './support/fake-systemctl.js';
 import { snapshotTree, useTempDirs } from './support/harness.js';
 
-/** Runs `binary` with an empty environment (plus the refuse-host-root guard) in `cwd`. */
-function runAlone(binary: string, args: string[], cwd: string): CliResult {
-  const r = spawnSync('/usr/bin/env', ['-i', 'NODE_AGENT_REFUSE_HOST_ROOT=1', binary, ...args], {
+/** Runs `binary` with an empty environment (plus the refuse-host-root guard and `env`) in `cwd`. */
+function runAlone(binary: string, args: string[], cwd: string, env: readonly string[] = []): CliResult {
+  const r = spawnSync('/usr/bin/env', ['-i', 'NODE_AGENT_REFUSE_HOST_ROOT=1', ...env, binary, ...args], {
     cwd,
     encoding: 'utf8',
   });
@@ -96,6 +97,27 @@ describe('node-agent packaging: single executable and OCI image', function () {
     );
   });
 
+  it('holds no test double: no recording or simulated systemd, no fault injection; the doubles bundle does', async () => {
+    // identifiers of hack/node-agent-doubles that survive bundling (strings, class names)
+    const doubles = [
+      'NODE_AGENT_TEST_SYSTEMD_FAULTS',
+      'NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS',
+      'record-timed:',
+      'RecordingSystemd',
+      'RecordingDisk',
+    ];
+    const dir = tempDir('gna-doubles-');
+    const found = async (bundle: (out: string) => Promise<unknown>, name: string) => {
+      const out = join(dir, name);
+      await bundle(out);
+      const text = readFileSync(out, 'utf8');
+      return doubles.filter((d) => text.includes(d));
+    };
+    expect(await found(bundleNodeAgent, 'agent.cjs')).to.deep.equal([]);
+    expect(readFileSync(build.bundle, 'utf8')).not.to.contain('NODE_AGENT_TEST_');
+    expect(await found(bundleNodeAgentWithDoubles, 'agent-with-doubles.cjs')).to.deep.equal(doubles);
+  });
+
   it('sets its V8 flags before any other module of the agent runs', () => {
     // a preload records each V8 flag the bundle sets, and whether zod (the first module that
     // builds anything sizeable: the schemas) had been evaluated by then
@@ -153,7 +175,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     }
   });
 
-  it('apply --systemd=record:FILE on the N-TV-18 fixtures (v1, then v2) gives the same tree, output and calls as the sources', async () => {
+  it('apply --systemd=systemctl on the N-TV-18 fixtures (v1, then v2) gives the same tree, output and systemctl calls as the sources', async () => {
     const { binary, cwd } = aloneBinary();
     const inputs = tempDir('gna-inputs-');
     const images = writeImages(join(inputs, 'images'), IMAGE_FILES);
@@ -164,30 +186,31 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     const side = (name: string) => {
       const dir = join(inputs, name);
       mkdirSync(join(dir, 'root'), { recursive: true });
-      return { root: join(dir, 'root'), record: join(dir, 'systemd.jsonl') };
+      return { root: join(dir, 'root'), systemctl: fakeSystemctl(dir) };
     };
     const packagedSide = side('packaged');
     const sourcesSide = side('sources');
-    const args = (s: { root: string; record: string }, osc: string) => [
+    const args = (s: { root: string }, osc: string) => [
       'apply',
       '--osc',
       osc,
       '--root',
       s.root,
-      `--systemd=record:${s.record}`,
+      '--systemd=systemctl',
       '--images',
       images,
     ];
+    const path = (s: typeof packagedSide) => `${s.systemctl.binDir}:/usr/bin:/bin`;
     for (const osc of [v1, v2]) {
-      const packaged = runAlone(binary, args(packagedSide, osc), cwd);
-      const sources = await runCli(args(sourcesSide, osc));
+      const packaged = runAlone(binary, args(packagedSide, osc), cwd, [`PATH=${path(packagedSide)}`]);
+      const sources = await runCli(args(sourcesSide, osc), { PATH: path(sourcesSide) });
       expect(packaged.code, packaged.stderr).to.equal(0);
       expect(sources.code).to.equal(0);
       expect(packaged.stdout).to.equal(sources.stdout);
       expect(snapshotTree(packagedSide.root)).to.deep.equal(snapshotTree(sourcesSide.root));
-      expect(readFileSync(packagedSide.record, 'utf8')).to.equal(readFileSync(sourcesSide.record, 'utf8'));
+      expect(packagedSide.systemctl.calls()).to.deep.equal(sourcesSide.systemctl.calls());
     }
-    expect(parseRecording(readFileSync(packagedSide.record, 'utf8')).length).to.be.greaterThan(19);
+    expect(packagedSide.systemctl.verbs()).to.include.members(['daemon-reload', 'enable', 'restart']);
     expect(readFileSync(join(packagedSide.root, 'third/file'), 'utf8')).to.equal('file3');
   });
 
@@ -216,20 +239,16 @@ controllers:
       path: /var/lib/gardener-node-agent/credentials/token
 `,
     );
-    const record = join(inputs, 'systemd.jsonl');
+    const systemctl = fakeSystemctl(inputs);
     const r = runAlone(
       binary,
-      ['bootstrap', '--config', config, '--root', root, `--systemd=record:${record}`],
+      ['bootstrap', '--config', config, '--root', root, '--systemd=systemctl'],
       cwd,
+      [`PATH=${systemctl.binDir}:/usr/bin:/bin`],
     );
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.contain('Bootstrap procedure finished, terminating');
-    expect(parseRecording(readFileSync(record, 'utf8')).map((o) => o.op)).to.deep.equal([
-      'daemon-reload',
-      'enable',
-      'start',
-      'disable',
-    ]);
+    expect(systemctl.verbs()).to.deep.equal(['daemon-reload', 'enable', 'start', 'disable']);
   });
 
   it('the OCI image tarball: an index of amd64 and arm64 images, each holding its binary as /gardener-node-agent', async () => {

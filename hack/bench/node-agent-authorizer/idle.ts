@@ -29,7 +29,6 @@ import {
 import { type RunningAgent, runAgent } from '../../../node-agent/agent/run-agent.js';
 import { writeIdentityKubeconfig } from '../../../node-agent/identity/identity-kubeconfig.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { ClusterCache } from '../../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
@@ -41,6 +40,7 @@ import { readAuditEvents, startEnvtest } from '../../landscape/envtest.js';
 import { writeImages } from '../../landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../landscape/ntv18-fixtures.js';
 import { oscSecretObject } from '../../landscape/osc-secret.js';
+import { MemorySystemd } from '../../node-agent-doubles/memory-systemd.js';
 import { type Cleanups, now, progress } from '../support/run.js';
 
 const SHOOT = 'shoot--bench--idle';

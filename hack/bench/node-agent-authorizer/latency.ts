@@ -13,6 +13,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
+import type { NodeObject, SecretObject } from '../../../api/index.js';
 import { LABEL, LABEL_VALUE, NODE_AGENT_GROUP, nodeAgentUserName } from '../../../api/index.js';
 import type { AccessReviewSpec } from '../../../controllers/node-agent-authorizer/decide.js';
 import {
@@ -23,7 +24,6 @@ import { shootWorld } from '../../../controllers/node-agent-authorizer/world.js'
 import type { Informer } from '../../../runtime/kube/informer.js';
 import { silentLogger } from '../../../runtime/logging.js';
 import { type CsrObject, NodeAgentCsrIndex } from '../../../seed/node-identity/node-agent-csr.js';
-import type { ShootObject } from '../../../seed/shoot-nodes/shoot-node-state.js';
 import type { ServingCertificate } from '../../landscape/csr-signer.js';
 
 const run = promisify(execFile);
@@ -41,10 +41,10 @@ function stubInformer<T extends { metadata?: { name?: string } }>(objects: reado
 }
 
 export function benchWorld() {
-  const nodes: ShootObject[] = Array.from({ length: NODES }, (_, i) => ({
+  const nodes: NodeObject[] = Array.from({ length: NODES }, (_, i) => ({
     metadata: { name: `node-${i}`, labels: { [LABEL.workerPool]: POOLS[i % POOLS.length]! } },
   }));
-  const secrets: ShootObject[] = POOLS.map((p) => ({
+  const secrets: SecretObject[] = POOLS.map((p) => ({
     metadata: {
       name: `gardener-node-agent-${p}-12345`,
       labels: { [LABEL.gardenerRole]: LABEL_VALUE.roleOperatingSystemConfig, [LABEL.workerPool]: p },

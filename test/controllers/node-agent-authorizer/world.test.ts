@@ -6,13 +6,13 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
+import type { NodeObject, SecretObject } from '../../../api/index.js';
 import { watchGoneNodes } from '../../../controllers/node-agent-authorizer/gone-nodes.js';
 import { shootWorld } from '../../../controllers/node-agent-authorizer/world.js';
 import type { Informer, InformerHandlers } from '../../../runtime/kube/informer.js';
 import { pem } from '../../../runtime/pki/der.js';
 import { createCertificationRequest } from '../../../runtime/pki/pkcs10.js';
 import { type CsrObject, NodeAgentCsrIndex } from '../../../seed/node-identity/node-agent-csr.js';
-import type { ShootObject } from '../../../seed/shoot-nodes/shoot-node-state.js';
 
 const WINDOW_MS = 30 * 60_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -68,12 +68,12 @@ function informer<T extends { metadata?: { name?: string } }>(objects: Map<strin
 describe('node agent authorizer: world', () => {
   let now = T0;
   const csrs = new Map<string, CsrObject>();
-  const nodes = informer(new Map<string, ShootObject>());
+  const nodes = informer(new Map<string, NodeObject>());
   const csrInformer = informer(csrs);
   const gone = watchGoneNodes(nodes.inf, () => now);
   const world = shootWorld({
     nodes: nodes.inf,
-    oscSecrets: informer(new Map<string, ShootObject>()).inf,
+    oscSecrets: informer(new Map<string, SecretObject>()).inf,
     csrs: csrInformer.inf,
     csrIndex: new NodeAgentCsrIndex(csrInformer.inf),
     bootstrapWindowMs: WINDOW_MS,

@@ -1,6 +1,6 @@
 /** The operatingsystemconfig controller's decisions, table-tested without an API server. */
 import { expect } from 'chai';
-import type { ManagedResource, OperatingSystemConfig } from '../../../api/index.js';
+import type { ClusterObject, ManagedResource, OperatingSystemConfig } from '../../../api/index.js';
 import {
   CLUSTER_FINALIZER,
   type ClusterDecision,
@@ -14,7 +14,6 @@ import {
   staleOscs,
 } from '../../../controllers/operatingsystemconfig/decide.js';
 import { jsonEqual, mergePatchChanges } from '../../../seed/kube/seed-writes.js';
-import type { ClusterObject } from '../../../seed/manager/context.js';
 
 const cluster = (metadata: ClusterObject['metadata']): ClusterObject => ({
   metadata: { name: 'c', ...metadata },

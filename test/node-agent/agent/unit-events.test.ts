@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { recordingUnitEvents } from '../../../node-agent/agent/unit-events.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import type { EventObject } from '../../../runtime/events.js';
 
 interface Recorded {

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { PATH } from '../../../api/index.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import {
   APPLY_BARRIERS_ENV,
   applyBarrierFromEnv,
@@ -16,7 +17,6 @@ import {
   fileBarrier,
 } from '../../../node-agent/applier/apply-barrier.js';
 import { PROGRESS_FILE } from '../../../node-agent/applier/progress-file.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { eventually, sleep } from '../../support/eventually.js';
 import { applyTo, opText } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';

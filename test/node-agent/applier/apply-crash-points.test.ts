@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { type OperatingSystemConfig, PATH } from '../../../api/index.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { applyTo, opText } from '../support/apply-fixture.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 import { isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';

@@ -18,11 +18,11 @@ import {
   oscV2,
   yamlOf,
 } from '../../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { ApplyError } from '../../../node-agent/applier/apply-osc.js';
 import { HostRoot } from '../../../node-agent/applier/host-root.js';
 import { decodeLastApplied } from '../../../node-agent/applier/last-applied.js';
 import { PROGRESS_FILE, readProgress } from '../../../node-agent/applier/progress-file.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo, opText } from '../support/apply-fixture.js';
 import { fileAt, snapshotTree, useTempDirs } from '../support/harness.js';
 

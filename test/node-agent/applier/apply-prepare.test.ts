@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import { type OperatingSystemConfig, ValidationError } from '../../../api/index.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { CtrImageExtractor } from '../../../node-agent/registry/ctr-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo } from '../support/apply-fixture.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { OperatingSystemConfig } from '../../../api/index.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { HostRoot } from '../../../node-agent/applier/host-root.js';
 import { PROGRESS_FILE, readProgress } from '../../../node-agent/applier/progress-file.js';
 import { decodeJournal, PROGRESS_JOURNAL } from '../../../node-agent/applier/progress-journal.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { applyTo } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';
 

@@ -2,10 +2,10 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { NODE_AGENT_UNIT_CONTENT, PATH } from '../../../api/index.js';
+import { MemoryDisk } from '../../../hack/node-agent-doubles/memory-disk.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
+import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
 import { runBootstrap } from '../../../node-agent/bootstrap/bootstrap.js';
-import { MemoryDisk } from '../../../node-agent/bootstrap/disk.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
-import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
 import { runCli } from '../support/cli-run.js';
 import { diskLine, writeDiskStubs } from '../support/disk-stubs.js';
 import { fileAt, snapshotTree, useTempDirs } from '../support/harness.js';

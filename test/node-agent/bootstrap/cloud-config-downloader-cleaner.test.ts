@@ -2,8 +2,8 @@ import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { PATH } from '../../../api/index.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { cleanCloudConfigDownloader } from '../../../node-agent/bootstrap/cloud-config-downloader-cleaner.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 
 // Upstream: gardener v1.91.4

@@ -10,7 +10,9 @@ import {
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { formatKubeletDataVolumeScript, PATH } from '../../../api/index.js';
-import { MemoryDisk, RecordingDisk, ScriptDisk } from '../../../node-agent/bootstrap/disk.js';
+import { MemoryDisk } from '../../../hack/node-agent-doubles/memory-disk.js';
+import { RecordingDisk } from '../../../hack/node-agent-doubles/recording-disk.js';
+import { ScriptDisk } from '../../../node-agent/bootstrap/disk.js';
 import { diskLine, mountLine, writeDiskStubs } from '../support/disk-stubs.js';
 import { useTempDirs } from '../support/harness.js';
 

@@ -14,8 +14,8 @@ import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../../hack/landscape/ntv18
 import {
   KILL_AFTER_SYSTEMD_OPS_ENV,
   KILL_BEFORE_SYSTEMD_OPS_ENV,
-} from '../../../node-agent/cli/apply-command.js';
-import { parseRecording } from '../../../node-agent/systemd/recording-systemd.js';
+} from '../../../hack/node-agent-doubles/double-backends.js';
+import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
 import { equalButOneIdempotentRepeat, isUnitCommand, withoutNoOpStops } from '../support/systemd-effects.js';

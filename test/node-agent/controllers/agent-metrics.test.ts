@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import { sha256Hex } from '../../../api/index.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import {
   type AgentMetrics,
   agentMetrics,
@@ -14,7 +15,6 @@ import {
 import { OscReconciler } from '../../../node-agent/controllers/operatingsystemconfig/reconciler.js';
 import { jwtExpirySeconds } from '../../../node-agent/controllers/token/jwt-expiry.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../runtime/clock.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';

@@ -1,9 +1,9 @@
 /** Runs applyOsc on temp roots with an in-memory systemd and a directory of fake images. */
 import type { OperatingSystemConfig } from '../../../api/index.js';
 import { yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
+import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { type ApplyOptions, type ApplyResult, applyOsc } from '../../../node-agent/applier/apply-osc.js';
 import { DirectoryImageExtractor } from '../../../node-agent/registry/directory-extractor.js';
-import { MemorySystemd } from '../../../node-agent/systemd/memory-systemd.js';
 import type { SystemdOp } from '../../../node-agent/systemd/systemd.js';
 
 export function opText(op: SystemdOp): string {

@@ -1,10 +1,13 @@
-/** Runs the node agent CLI in-process (fast) or as a child process (for kills and exit codes). */
+/**
+ * Runs the node agent CLI in-process (fast) or as a child process (for kills and exit codes), with
+ * the recorders of hack/node-agent-doubles behind `--systemd record:FILE` and `--disk record:FILE`.
+ */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { main } from '../../../node-agent/cli/program.js';
+import { main } from '../../../hack/node-agent-doubles/main.js';
 
-export const CLI_MAIN = join(import.meta.dirname, '../../../node-agent/cli/main.ts');
+export const CLI_MAIN = join(import.meta.dirname, '../../../hack/node-agent-doubles/main.ts');
 
 export interface CliResult {
   readonly code: number | null;

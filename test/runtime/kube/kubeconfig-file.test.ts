@@ -92,7 +92,7 @@ describe('runtime/kube: kubeconfig files and RestConfig', () => {
     expect(o.headers?.authorization).to.equal(`Basic ${b64('admin:secret')}`);
   });
 
-  it('errors name the field: exec plugins, a missing context, cluster or user, a missing server', async () => {
+  it('errors name the field: auth providers, an exec plugin without apiVersion or command, a missing context, cluster or user, a missing server', async () => {
     const invalid = async (text: string, dirOf = dir) => {
       try {
         await restConfigFromKubeconfig(text, dirOf);
@@ -102,7 +102,13 @@ describe('runtime/kube: kubeconfig files and RestConfig', () => {
       }
       return expect.fail('accepted an invalid kubeconfig');
     };
-    expect(await invalid(kubeconfig({ exec: { command: 'x' } }))).to.contain('users[0].user.exec');
+    expect(await invalid(kubeconfig({ 'auth-provider': { name: 'gcp' } }))).to.contain(
+      'users[0].user.auth-provider',
+    );
+    expect(await invalid(kubeconfig({ exec: { command: 'x' } }))).to.contain('users[0].user.exec.apiVersion');
+    expect(
+      await invalid(kubeconfig({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '' } })),
+    ).to.contain('users[0].user.exec.command');
     expect(await invalid(kubeconfig({}, { server: '' }))).to.contain('clusters[0].cluster.server');
     const other = (patch: Record<string, unknown>) =>
       stringifyYaml({

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { type AgentMetrics, agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import {
   ContainerdHealthChecker,
   ProbeUnavailableError,
 } from '../../../../node-agent/controllers/healthcheck/containerd-health.js';
-import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../../runtime/clock.js';
 import { silentLogger } from '../../../../runtime/logging.js';
 import { opText } from '../../support/apply-fixture.js';

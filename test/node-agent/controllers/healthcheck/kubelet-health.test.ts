@@ -1,10 +1,10 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { type AgentMetrics, agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import { KubeletHealthChecker } from '../../../../node-agent/controllers/healthcheck/kubelet-health.js';
 import { kubeletHealthzProbe } from '../../../../node-agent/controllers/healthcheck/kubelet-healthz.js';
-import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';
 import { FakeClock } from '../../../../runtime/clock.js';
 import { KubeStatusError } from '../../../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../../../runtime/logging.js';

@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { addNodeController } from '../../../../node-agent/controllers/node/add.js';
-import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';
 import type { InformerHandlers } from '../../../../runtime/kube/informer.js';
 
 const ANNOTATION = 'worker.gardener.cloud/restart-systemd-services';

@@ -12,6 +12,7 @@ import {
   readPermission,
   ValidationError,
 } from '../../../../api/index.js';
+import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { ApplyError } from '../../../../node-agent/applier/apply-osc.js';
 import { gateDecision } from '../../../../node-agent/controllers/operatingsystemconfig/apply-gate.js';
 import {
@@ -22,7 +23,6 @@ import {
   unitProblem,
   verifyApply,
 } from '../../../../node-agent/controllers/operatingsystemconfig/verify-apply.js';
-import { MemorySystemd } from '../../../../node-agent/systemd/memory-systemd.js';
 import type { UnitStatus } from '../../../../node-agent/systemd/unit-status.js';
 import { FakeClock } from '../../../../runtime/clock.js';
 

@@ -9,9 +9,9 @@
  * every other unit's result is `success`.
  */
 import { createHash } from 'node:crypto';
-import type { SystemdOp } from './systemd.js';
+import type { SystemdOp } from '../../node-agent/systemd/systemd.js';
+import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import type { SystemdFaultEffect } from './systemd-faults.js';
-import type { UnitStatus } from './unit-status.js';
 
 export function simulatedUnitStatus(
   ops: readonly (SystemdOp & { readonly fault?: SystemdFaultEffect })[],

@@ -19,11 +19,11 @@
  * the call is recorded with `"fault"`, and a failing one then throws as systemctl's would.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import type { SystemdOp } from '../../node-agent/systemd/systemd.js';
+import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import { OpSystemd } from './op-systemd.js';
 import { simulatedUnitStatus } from './simulated-unit-status.js';
-import type { SystemdOp } from './systemd.js';
 import { faultFor, type SystemdFault, type SystemdFaultEffect } from './systemd-faults.js';
-import type { UnitStatus } from './unit-status.js';
 
 export interface RecordingSystemdOptions {
   readonly killAfterOps?: number;

@@ -2,10 +2,11 @@
  * A Systemd that only remembers what it was asked, for tests; a failure can be injected per op. A
  * failed call is recorded but has no effect on the simulated unit state.
  */
+
+import type { SystemdOp } from '../../node-agent/systemd/systemd.js';
+import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import { OpSystemd } from './op-systemd.js';
 import { simulatedUnitStatus } from './simulated-unit-status.js';
-import type { SystemdOp } from './systemd.js';
-import type { UnitStatus } from './unit-status.js';
 
 export class MemorySystemd extends OpSystemd {
   readonly ops: SystemdOp[] = [];

@@ -3,15 +3,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { systemdFrom } from '../../../node-agent/cli/apply-command.js';
-import { parseRecording, RecordingSystemd } from '../../../node-agent/systemd/recording-systemd.js';
+import { DOUBLE_BACKENDS } from '../../../hack/node-agent-doubles/double-backends.js';
+import { parseRecording, RecordingSystemd } from '../../../hack/node-agent-doubles/recording-systemd.js';
+import { systemdFrom } from '../../../node-agent/cli/backends.js';
 import { UsageError } from '../../../runtime/cli/exit-codes.js';
 import { silentLogger } from '../../../runtime/logging.js';
-import { useTempDirs } from '../support/harness.js';
+import { useTempDirs } from '../../node-agent/support/harness.js';
 
 const io = () => {
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return { stdout: sink, stderr: sink, env: {} };
+  return { stdout: sink, stderr: sink, env: {}, backends: DOUBLE_BACKENDS };
 };
 
 describe('node-agent systemd: timed recording', () => {

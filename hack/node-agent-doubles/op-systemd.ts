@@ -3,8 +3,8 @@
  * `record`: the common part of the in-memory and the recording implementations, which both
  * answer `unitStatus` from the calls they recorded.
  */
-import type { Systemd, SystemdOp, SystemdUnitOp } from './systemd.js';
-import type { UnitStatus } from './unit-status.js';
+import type { Systemd, SystemdOp, SystemdUnitOp } from '../../node-agent/systemd/systemd.js';
+import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 
 export abstract class OpSystemd implements Systemd {
   protected abstract record(op: SystemdOp): Promise<void>;

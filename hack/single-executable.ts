@@ -85,16 +85,58 @@ export interface BuildResult {
   readonly cached: boolean;
 }
 
-interface Postject {
+export interface Postject {
   inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string }): Promise<void>;
 }
 
+/**
+ * postject's Emscripten runtime adds process-wide `uncaughtException` and `unhandledRejection`
+ * handlers that rethrow (postject 1.0.0-alpha.6 `dist/api.js`), so any later stray rejection in
+ * the process that built an executable (a test run, the demo) kills it. Remove what it added.
+ */
+function processErrorHandlers(): { restore(): void } {
+  const listeners = (event: string) => process.listeners(event as 'uncaughtException');
+  const events = ['uncaughtException', 'unhandledRejection'];
+  const before = new Map(events.map((event) => [event, new Set<unknown>(listeners(event))]));
+  return {
+    restore() {
+      for (const event of events) {
+        for (const listener of listeners(event)) {
+          if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * Injects the preparation blob into a copy of Node's binary. Leaves the process as it found it:
+ * console.warn and the process-wide error handlers postject's runtime adds.
+ */
+export async function injectBlob(postject: Postject, binary: string, blob: Buffer): Promise<void> {
+  // LIEF (inside postject) warns about every note section of Node's ELF binary: known and harmless.
+  // Other warnings get through.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!/Can't find string offset for section name/.test(String(args[0]))) warn(...args);
+  };
+  const keepHandlers = processErrorHandlers();
+  try {
+    await postject.inject(binary, SEA_RESOURCE_NAME, blob, { sentinelFuse: SEA_SENTINEL_FUSE });
+  } finally {
+    console.warn = warn;
+    keepHandlers.restore();
+  }
+}
+
 /** postject from the project's node_modules, or from $GNA_POSTJECT_MODULE (a path to the package). */
-function loadPostject(): { module: Postject; version: string } {
+export function loadPostject(): { module: Postject; version: string } {
   const candidates = [process.env.GNA_POSTJECT_MODULE, 'postject'].filter((c): c is string => !!c);
   for (const candidate of candidates) {
     try {
+      const keepHandlers = processErrorHandlers();
       const module = require(candidate) as Postject;
+      keepHandlers.restore();
       const version = (require(join(candidate, 'package.json')) as { version: string }).version;
       return { module, version };
     } catch {
@@ -238,17 +280,7 @@ async function buildInto(
   run(nodeBinary(hostArch(), { cacheDir, log }), ['--experimental-sea-config', basename(seaConfig)], work);
   copyFileSync(nodeBinary(arch, { cacheDir, log }), binary);
   chmodSync(binary, 0o755);
-  // LIEF (inside postject) warns about every note section of Node's ELF binary: known and harmless.
-  // Other warnings get through.
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => {
-    if (!/Can't find string offset for section name/.test(String(args[0]))) warn(...args);
-  };
-  try {
-    await postject.inject(binary, SEA_RESOURCE_NAME, readFileSync(blob), { sentinelFuse: SEA_SENTINEL_FUSE });
-  } finally {
-    console.warn = warn;
-  }
+  await injectBlob(postject, binary, readFileSync(blob));
   if (arch === hostArch()) {
     // A binary that does not start is not a build.
     const version = run(binary, ['--version']).trim();

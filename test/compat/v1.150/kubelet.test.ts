@@ -5,41 +5,12 @@
  * pool values the chart computes (labels, kubelet settings, CAs, cluster DNS); the OSC secret name
  * label from the key upstream chose.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import {
-  type Cluster,
-  decodeCluster,
-  LABEL,
-  type OscFile,
-  type OscUnit,
-  parseYaml,
-} from '../../../api/index.js';
+import { type Cluster, LABEL } from '../../../api/index.js';
 import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
 import { kubeletV150 } from '../../../components/kubelet/kubelet-v150.js';
-import { exampleCluster, exampleValues, referencePoolCluster } from '../support/v150-render.js';
-
-interface UpstreamOsc {
-  metadata: { name: string; labels: Record<string, string> };
-  spec: { units: OscUnit[]; files: OscFile[] };
-}
-
-const GOLDEN = join(import.meta.dirname, '../../golden/render-v1.150');
-
-function reconcileOscs(file: string): UpstreamOsc[] {
-  return readFileSync(join(GOLDEN, file), 'utf8')
-    .split(/^---\n/m)
-    .map((d) => parseYaml(d) as { kind?: string; metadata?: { name?: string } })
-    .filter((d) => d.kind === 'OperatingSystemConfig' && d.metadata?.name?.endsWith('-original'))
-    .map((d) => d as unknown as UpstreamOsc);
-}
-
-function decoded(input: unknown): Cluster {
-  const result = decodeCluster(input);
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.value;
-}
+import { reconcileOscs, UPSTREAM_CASES, type UpstreamOsc } from '../support/v150-pool-contents.js';
+import { exampleValues } from '../support/v150-render.js';
 
 function kubeletOf(cluster: Cluster, osc: UpstreamOsc) {
   const values = exampleValues();
@@ -64,13 +35,8 @@ function kubeletOf(cluster: Cluster, osc: UpstreamOsc) {
   });
 }
 
-const CASES = [
-  { file: 'upstream-reference-pool-seed.yaml', cluster: () => decoded(referencePoolCluster()) },
-  { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
-];
-
 describe("compat v1.150.0: the kubelet component against upstream's render", () => {
-  for (const c of CASES) {
+  for (const c of UPSTREAM_CASES) {
     for (const osc of reconcileOscs(c.file)) {
       it(`writes ${osc.metadata.name}'s kubelet unit and files as upstream (${c.file})`, () => {
         const ours = kubeletOf(c.cluster(), osc);

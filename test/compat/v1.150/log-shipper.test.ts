@@ -4,46 +4,19 @@
  * (test/golden/render-v1.150/upstream-*.yaml, written by the oracle with node logging on): its
  * units and files in every pool, byte for byte.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { type Cluster, decodeCluster, type OscFile, type OscUnit, parseYaml } from '../../../api/index.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
 import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
 import { openTelemetryCollector } from '../../../components/opentelemetry-collector/opentelemetry-collector.js';
-import { exampleCluster, exampleValues, referencePoolCluster } from '../support/v150-render.js';
+import { reconcileOscs, UPSTREAM_CASES } from '../support/v150-pool-contents.js';
+import { exampleValues } from '../support/v150-render.js';
 
-interface UpstreamOsc {
-  metadata: { name: string };
-  spec: { units: OscUnit[]; files: OscFile[] };
-}
-
-const GOLDEN = join(import.meta.dirname, '../../golden/render-v1.150');
 /** `opentelemetry-collector` of the oracle's image vector. */
 const IMAGE =
   'europe-docker.pkg.dev/gardener-project/releases/gardener/observability/opentelemetry-collector:v0.0.1';
 
-function reconcileOscs(file: string): UpstreamOsc[] {
-  return readFileSync(join(GOLDEN, file), 'utf8')
-    .split(/^---\n/m)
-    .map((d) => parseYaml(d) as { kind?: string; metadata?: { name?: string } })
-    .filter((d) => d.kind === 'OperatingSystemConfig' && d.metadata?.name?.endsWith('-original'))
-    .map((d) => d as unknown as UpstreamOsc);
-}
-
-function decoded(input: unknown): Cluster {
-  const result = decodeCluster(input);
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.value;
-}
-
-const CASES = [
-  { file: 'upstream-reference-pool-seed.yaml', cluster: () => decoded(referencePoolCluster()) },
-  { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
-];
-
 describe("compat v1.150.0: the OpenTelemetry Collector against upstream's render", () => {
-  for (const c of CASES) {
+  for (const c of UPSTREAM_CASES) {
     for (const osc of reconcileOscs(c.file)) {
       it(`writes ${osc.metadata.name}'s collector units and files as upstream`, () => {
         const cluster = c.cluster();

@@ -4,10 +4,8 @@
  * written by the oracle): their units and files in every pool, byte for byte, from the inputs the
  * Cluster gives.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { type Cluster, decodeCluster, type OscFile, type OscUnit, parseYaml } from '../../../api/index.js';
+import type { Cluster } from '../../../api/index.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
 import type { ComponentOutput } from '../../../components/component.js';
 import { containerdV150 } from '../../../components/containerd/containerd-v150.js';
@@ -15,28 +13,8 @@ import { journald } from '../../../components/journald/journald.js';
 import { kernelConfigV150 } from '../../../components/kernel-config/kernel-config-v150.js';
 import { rootCertificatesV150 } from '../../../components/root-certificates/root-certificates-v150.js';
 import { componentContext } from '../../components/support.js';
-import { exampleCluster, exampleValues, referencePoolCluster } from '../support/v150-render.js';
-
-interface UpstreamOsc {
-  metadata: { name: string; labels: Record<string, string> };
-  spec: { units: OscUnit[]; files: OscFile[] };
-}
-
-const GOLDEN = join(import.meta.dirname, '../../golden/render-v1.150');
-
-function reconcileOscs(file: string): UpstreamOsc[] {
-  return readFileSync(join(GOLDEN, file), 'utf8')
-    .split(/^---\n/m)
-    .map((d) => parseYaml(d) as { kind?: string; metadata?: { name?: string } })
-    .filter((d) => d.kind === 'OperatingSystemConfig' && d.metadata?.name?.endsWith('-original'))
-    .map((d) => d as unknown as UpstreamOsc);
-}
-
-function decoded(input: unknown): Cluster {
-  const result = decodeCluster(input);
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return result.value;
-}
+import { reconcileOscs, UPSTREAM_CASES } from '../support/v150-pool-contents.js';
+import { exampleValues } from '../support/v150-render.js';
 
 function components(cluster: Cluster, poolName: string): Record<string, ComponentOutput> {
   const worker = cluster.shoot.spec.provider.workers.find((w) => w.name === poolName);
@@ -58,13 +36,8 @@ function components(cluster: Cluster, poolName: string): Record<string, Componen
   };
 }
 
-const CASES = [
-  { file: 'upstream-reference-pool-seed.yaml', cluster: () => decoded(referencePoolCluster()) },
-  { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
-];
-
 describe("compat v1.150.0: the system components against upstream's render", () => {
-  for (const c of CASES) {
+  for (const c of UPSTREAM_CASES) {
     for (const osc of reconcileOscs(c.file)) {
       const pool = osc.metadata.labels['worker.gardener.cloud/pool'] ?? '';
       it(`writes ${osc.metadata.name}'s root certificates, containerd, journald and kernel config as upstream`, () => {

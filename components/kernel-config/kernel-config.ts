@@ -78,6 +78,11 @@ export function kernelConfigContent(ctx: ComponentContext): string {
     ...(protectKernelDefaults(ctx) ? PROTECT_KERNEL_DEFAULTS_SYSCTLS : {}),
     ...ctx.sysctls,
   };
+  return sysctlFileContent(settings);
+}
+
+/** The settings as sysctl.d lines, `key = value`, in byte order of the keys (Go's slices.Sort). */
+export function sysctlFileContent(settings: Readonly<Record<string, string>>): string {
   return Object.keys(settings)
     .sort(byteOrder)
     .map((key) => checkedLine(key, settings[key]!))

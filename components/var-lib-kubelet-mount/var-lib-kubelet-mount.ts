@@ -7,7 +7,7 @@
  */
 
 import { KUBELET_DATA_VOLUME_LABEL } from '../../api/index.js';
-import type { Component } from '../component.js';
+import type { Component, ComponentOutput } from '../component.js';
 import { NO_OUTPUT } from '../component.js';
 
 export const VAR_LIB_KUBELET_MOUNT_UNIT = 'var-lib-kubelet.mount';
@@ -25,7 +25,11 @@ const CONTENT = [
   'WantedBy=local-fs.target',
 ].join('\n');
 
-export const varLibKubeletMount: Component = (ctx) =>
-  ctx.kubeletDataVolumeName === undefined
+/** The mount unit when the pool has a kubelet data volume; the same in v1.91.4 and v1.150.0. */
+export function varLibKubeletMountUnit(kubeletDataVolumeName: string | undefined): ComponentOutput {
+  return kubeletDataVolumeName === undefined
     ? NO_OUTPUT
     : { units: [{ name: VAR_LIB_KUBELET_MOUNT_UNIT, content: CONTENT }], files: [] };
+}
+
+export const varLibKubeletMount: Component = (ctx) => varLibKubeletMountUnit(ctx.kubeletDataVolumeName);

@@ -42,6 +42,8 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
     ['cli'],
   ],
   components: [
+    // the kubelet and containerd restart on a change of the local root certificates (v1.150.0)
+    ['root-certificates'],
     [
       'containerd',
       'containerd-initializer',
@@ -52,8 +54,8 @@ const LEVELS: Record<string, readonly (readonly string[])[]> = {
       'kernel-config',
       'kubelet',
       'node-agent',
+      'opentelemetry-collector',
       'os-local',
-      'root-certificates',
       'sshd-ensurer',
       'valitail',
       'var-lib-kubelet-mount',

@@ -11,9 +11,15 @@ describe('compat: docs/compatibility.md is the one list of differences', () => {
   });
 
   it('reads ids from table rows and refuses an id declared twice', () => {
-    const rows = declaredRows('| # | Area |\n|---|---|\n| 7 | a | b |\n| N2 | c |\ntext | 9 |\n');
-    expect([...rows.keys()]).to.deep.equal(['7', 'N2']);
+    const rows = declaredRows(
+      '| # | Area |\n|---|---|\n| 7 | a | b |\n| N2 | c |\n| V150-3 | d |\ntext | 9 |\n',
+    );
+    expect([...rows.keys()]).to.deep.equal(['7', 'N2', 'V150-3']);
     expect(() => declaredRows('| 1 | a |\n| 1 | b |\n')).to.throw('declares the id 1 twice');
+  });
+
+  it('reads the declarations of the v1.150.0 contract', () => {
+    expect(declaredRows().has('V150-2')).to.equal(true);
   });
 
   it('names the baseline version and how to run the oracle alone', () => {

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 export const COMPAT_PAGE = join(import.meta.dirname, '../../../docs/compatibility.md');
 
-/** `| 13 | ...` or `| N8 | ...`: a declaration row and its id. */
-const ROW = /^\|\s*([A-Z]?\d+)\s*\|(.*)\|\s*$/;
+/** `| 13 | ...`, `| N8 | ...` or `| V150-2 | ...` (the v1.150.0 contract): a declaration row and its id. */
+const ROW = /^\|\s*([A-Z]?\d+|V150-\d+)\s*\|(.*)\|\s*$/;
 
 export function declaredRows(text = readFileSync(COMPAT_PAGE, 'utf8')): Map<string, string> {
   const rows = new Map<string, string>();

@@ -1,0 +1,157 @@
+/**
+ * The inputs of a v1.150.0 pool as the compat tests build them from a Cluster and the example
+ * values (examples/values.yaml), with the oracle's image vector, and the pools of upstream's
+ * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key is upstream's (from
+ * its OSC name); keys are compared with operatingsystemconfig.Key in render-parts.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Cluster,
+  decodeCluster,
+  LABEL,
+  type OscFile,
+  type OscUnit,
+  parseYaml,
+} from '../../../api/index.js';
+import { provisionContentsV150 } from '../../../charts/operating-system-config/provision-contents-v150.js';
+import { reconcileContentsV150 } from '../../../charts/operating-system-config/reconcile-contents-v150.js';
+import type { PoolContentsV150 } from '../../../charts/seed-objects-v150.js';
+import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
+import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
+import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
+import {
+  nodeAgentComponentConfigV150,
+  nodeInitComponentConfigV150,
+} from '../../../components/node-agent/component-config-v150.js';
+import { kubeletDataVolumeSize } from '../../../components/node-init/node-init.js';
+import { nodeInitV150 } from '../../../components/node-init/node-init-v150.js';
+import { exampleCluster, exampleValues, referencePoolCluster } from './v150-render.js';
+
+export interface UpstreamOsc {
+  metadata: { name: string; namespace: string; labels: Record<string, string>; resourceVersion?: string };
+  spec: { units: OscUnit[]; files: OscFile[] } & Record<string, unknown>;
+}
+
+const GOLDEN = join(import.meta.dirname, '../../golden/render-v1.150');
+
+/** Every document of an upstream reference rendering, before its decoded view. */
+export function upstreamSeed(file: string): Record<string, unknown>[] {
+  const text = readFileSync(join(GOLDEN, file), 'utf8');
+  return text
+    .slice(0, text.indexOf('\ndecoded:\n') + 1)
+    .split(/^---\n/m)
+    .map((d) => parseYaml(d) as Record<string, unknown>)
+    .filter((d) => d && typeof d === 'object' && 'kind' in d);
+}
+
+export function reconcileOscs(file: string): UpstreamOsc[] {
+  return upstreamSeed(file)
+    .filter(
+      (d) =>
+        d.kind === 'OperatingSystemConfig' &&
+        (d as unknown as UpstreamOsc).metadata.name.endsWith('-original'),
+    )
+    .map((d) => d as unknown as UpstreamOsc);
+}
+
+function decoded(input: unknown): Cluster {
+  const result = decodeCluster(input);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.value;
+}
+
+export const UPSTREAM_CASES = [
+  { file: 'upstream-reference-pool-seed.yaml', cluster: () => decoded(referencePoolCluster()) },
+  { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
+];
+
+/** The oracle's image vector. */
+export const IMAGES = {
+  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.150.0',
+  openTelemetryCollector:
+    'europe-docker.pkg.dev/gardener-project/releases/gardener/observability/opentelemetry-collector:v0.0.1',
+  pause: 'registry.k8s.io/pause:3.10',
+};
+
+export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolContentsV150 {
+  const values = exampleValues();
+  const shoot = shootValues(cluster, values, true);
+  const poolName = osc.metadata.labels['worker.gardener.cloud/pool'];
+  const worker = cluster.shoot.spec.provider.workers.find((w) => w.name === poolName);
+  if (!worker) throw new Error(`no worker ${poolName}`);
+  const ctx = workerPoolContext(cluster, values, shoot, worker);
+  const spec = cluster.shoot.spec;
+  const key = osc.metadata.name.replace(/-original$/, '');
+  const caBundle = osCaBundleV150(
+    cluster.cloudProfile.spec.caBundle,
+    values.caBundles.cluster,
+    worker.caBundle,
+  );
+  const ssh = { sshAccessEnabled: ctx.sshAccessEnabled, sshPublicKeys: ctx.sshPublicKeys };
+  const contents = reconcileContentsV150({
+    kubeletDataVolumeName: worker.kubeletDataVolumeName,
+    rootCertificates: { caBundle },
+    kernelConfig: {
+      kubeProxyEnabled: spec.kubernetes.kubeProxy?.enabled === true,
+      protectKernelDefaults: ctx.kubeletConfigParameters.protectKernelDefaults,
+      sysctls: ctx.sysctls,
+    },
+    kubelet: {
+      params: ctx.kubeletConfigParameters,
+      clusterDnsAddresses: [ctx.clusterDnsAddress],
+      clusterDomain: ctx.clusterDomain,
+      taints: worker.taints ?? [],
+      kubernetesVersion: ctx.kubernetesVersion,
+      criName: ctx.criName,
+      nodeLabels: { ...ctx.nodeLabels, [LABEL.nodeAgentSecretName]: key },
+      preferIPv6: ctx.preferIPv6,
+      kubeletCaBundle: ctx.kubeletCaBundle,
+      hyperkubeImage: ctx.images.hyperkube ?? '',
+      nodeMonitorGracePeriodSeconds: 40,
+    },
+    ssh,
+    nodeAgent: {
+      config: nodeAgentComponentConfigV150({
+        oscSecretName: key,
+        kubernetesVersion: ctx.kubernetesVersion,
+        apiServerUrl: values.apiServerUrl,
+        logShipper: values.nodeLogging ? 'opentelemetry-collector' : 'none',
+      }),
+      gitVersion: 'v1.150.0',
+      caBundle,
+      image: IMAGES.nodeAgent,
+    },
+    logShipper: {
+      enabled: values.nodeLogging ?? false,
+      ingressHost: openTelemetryCollectorIngressHost(
+        cluster.shoot.status?.technicalID ?? cluster.name,
+        cluster.seed.spec.ingress?.domain ?? '',
+      ),
+      caBundle,
+      apiServerUrl: values.apiServerUrl,
+      image: IMAGES.openTelemetryCollector,
+    },
+  });
+  const image = worker.machine.image;
+  const nodeInit = nodeInitV150({
+    image: IMAGES.nodeAgent,
+    config: nodeInitComponentConfigV150(
+      { oscSecretName: key, kubernetesVersion: ctx.kubernetesVersion, apiServerUrl: values.apiServerUrl },
+      kubeletDataVolumeSize(worker),
+    ),
+    gitVersion: 'v1.150.0',
+    clusterCaBundle: values.caBundles.cluster,
+  });
+  return {
+    pool: {
+      key,
+      pool: worker.name,
+      image: image && { name: image.name, version: image.version, providerConfig: image.providerConfig },
+      criName: worker.cri?.name,
+      pauseImage: IMAGES.pause,
+    },
+    provision: provisionContentsV150(nodeInit, ssh),
+    reconcile: contents,
+  };
+}

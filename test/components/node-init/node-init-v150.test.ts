@@ -1,14 +1,14 @@
 /** The provision OSC's node init in the Gardener v1.150.0 contract. */
 import { expect } from 'chai';
-import { parseSemVer, stringifyYaml } from '../../api/index.js';
-import { nodeInitComponentConfigV150 } from '../../components/node-agent/component-config-v150.js';
+import { parseSemVer, stringifyYaml } from '../../../api/index.js';
+import { nodeInitComponentConfigV150 } from '../../../components/node-agent/component-config-v150.js';
 import {
   NODE_INIT_UNIT_CONTENT_V150,
   nodeInitScriptV150,
   nodeInitV150,
-} from '../../components/node-init/node-init-v150.js';
-import { expectGolden } from '../golden.js';
-import { contentOf } from './support.js';
+} from '../../../components/node-init/node-init-v150.js';
+import { expectGolden } from '../../golden.js';
+import { contentOf } from '../support.js';
 
 const IMAGE = 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.150.0';
 

@@ -22,8 +22,8 @@ import {
   type OscUnit,
   StrictOsc,
   stringifyYaml,
-} from '../../api/index.js';
-import { render } from '../../cli/render-command.js';
+} from '../../../api/index.js';
+import { render } from '../../../cli/render-command.js';
 import {
   cloudConfigStatus,
   inlineSecretRefs,
@@ -31,10 +31,10 @@ import {
   renderUserData,
   resultSecretRef,
   UserDataError,
-} from '../../components/os-local/index.js';
-import { shellQuote } from '../../components/shell-quote.js';
-import { expectGolden } from '../golden.js';
-import { bashSyntaxErrors, shellcheck } from './support.js';
+} from '../../../components/os-local/index.js';
+import { shellQuote } from '../../../components/shell-quote.js';
+import { expectGolden } from '../../golden.js';
+import { bashSyntaxErrors, shellcheck } from '../support.js';
 
 function osc(
   purpose: 'provision' | 'reconcile',

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { fetchTokenScript } from '../../components/valitail/fetch-token-script.js';
+import { fetchTokenScript } from '../../../components/valitail/fetch-token-script.js';
 
 /**
  * Runs fetch-token.sh with its locations moved into a temporary directory and a fake `wget` that

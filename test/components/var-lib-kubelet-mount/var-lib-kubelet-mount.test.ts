@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { varLibKubeletMount } from '../../components/var-lib-kubelet-mount/var-lib-kubelet-mount.js';
-import { componentContext, expectComponentGolden } from './support.js';
+import { varLibKubeletMount } from '../../../components/var-lib-kubelet-mount/var-lib-kubelet-mount.js';
+import { componentContext, expectComponentGolden } from '../support.js';
 
 describe('components/var-lib-kubelet-mount (v1.91.4)', () => {
   const withVolume = componentContext({ kubeletDataVolumeName: 'kubelet-dir' });

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { parseYaml } from '../../api/index.js';
-import { apiServerHostname } from '../../components/valitail/config.js';
-import { valitail } from '../../components/valitail/valitail.js';
-import { componentContext, contentOf, expectComponentGolden, fileAt, unitNamed } from './support.js';
+import { parseYaml } from '../../../api/index.js';
+import { apiServerHostname } from '../../../components/valitail/config.js';
+import { valitail } from '../../../components/valitail/valitail.js';
+import { componentContext, contentOf, expectComponentGolden, fileAt, unitNamed } from '../support.js';
 
 const CONFIG = '/var/lib/valitail/config/config';
 const CA = '/var/lib/valitail/ca.crt';

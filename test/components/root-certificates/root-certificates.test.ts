@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { rootCertificates } from '../../components/root-certificates/root-certificates.js';
-import { CA_BUNDLE, componentContext, contentOf, expectComponentGolden, fileAt } from './support.js';
+import { rootCertificates } from '../../../components/root-certificates/root-certificates.js';
+import { CA_BUNDLE, componentContext, contentOf, expectComponentGolden, fileAt } from '../support.js';
 
 const SCRIPT = '/var/lib/ssl/update-local-ca-certificates.sh';
 const LOCAL = '/var/lib/ca-certificates-local/ROOTcerts.crt';

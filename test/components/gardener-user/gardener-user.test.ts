@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { gardenerUser } from '../../components/gardener-user/gardener-user.js';
-import { componentContext, contentOf, expectComponentGolden, fileAt } from './support.js';
+import { gardenerUser } from '../../../components/gardener-user/gardener-user.js';
+import { componentContext, contentOf, expectComponentGolden, fileAt } from '../support.js';
 
 const KEYS = '/var/lib/gardener-user-authorized-keys';
 const SCRIPT = '/var/lib/gardener-user/run.sh';

@@ -1,12 +1,12 @@
 /** gardener-user and sshd-ensurer in the Gardener v1.150.0 contract. */
 import { expect } from 'chai';
-import { gardenerUserV150 } from '../../components/gardener-user/gardener-user-v150.js';
+import { gardenerUserV150 } from '../../../components/gardener-user/gardener-user-v150.js';
 import {
   DISABLE_SSHD_SCRIPT_V150,
   ENABLE_SSHD_SCRIPT_V150,
   sshdEnsurerV150,
-} from '../../components/sshd-ensurer/sshd-ensurer-v150.js';
-import { contentOf } from './support.js';
+} from '../../../components/sshd-ensurer/sshd-ensurer-v150.js';
+import { contentOf } from '../support.js';
 
 describe('gardener-user and sshd-ensurer of the v1.150.0 contract', () => {
   it('adds gardener-user.path, which watches the authorized keys, after the service', () => {

@@ -3,8 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { containerdInitializer } from '../../components/containerd-initializer/containerd-initializer.js';
-import { componentContext, contentOf, expectComponentGolden, fileAt } from './support.js';
+import { containerdInitializer } from '../../../components/containerd-initializer/containerd-initializer.js';
+import { componentContext, contentOf, expectComponentGolden, fileAt } from '../support.js';
 
 const SCRIPT = '/opt/bin/init-containerd';
 const DROP_IN = '/etc/systemd/system/containerd.service.d/10-require-containerd-initializer.conf';

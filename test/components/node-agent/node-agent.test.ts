@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { NODE_AGENT_UNIT_CONTENT, parseSemVer, sha256Hex } from '../../api/index.js';
-import { downloader } from '../../components/downloader/downloader.js';
-import { nodeAgentComponentConfig } from '../../components/node-agent/component-config.js';
-import { nodeAgent } from '../../components/node-agent/node-agent.js';
+import { NODE_AGENT_UNIT_CONTENT, parseSemVer, sha256Hex } from '../../../api/index.js';
+import { downloader } from '../../../components/downloader/downloader.js';
+import { nodeAgentComponentConfig } from '../../../components/node-agent/component-config.js';
+import { nodeAgent } from '../../../components/node-agent/node-agent.js';
 import {
   kubeletDataVolumeSize,
   NODE_INIT_UNIT_CONTENT,
   nodeInit,
-} from '../../components/node-init/node-init.js';
-import { quantityAsInt64 } from '../../components/node-init/quantity.js';
+} from '../../../components/node-init/node-init.js';
+import { quantityAsInt64 } from '../../../components/node-init/quantity.js';
 import {
   componentContext,
   contentOf,
@@ -17,7 +17,7 @@ import {
   scriptsOf,
   shellcheck,
   unitNamed,
-} from './support.js';
+} from '../support.js';
 
 const s11Config = () =>
   nodeAgentComponentConfig({

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { sshdEnsurer } from '../../components/sshd-ensurer/sshd-ensurer.js';
-import { componentContext, contentOf, expectComponentGolden } from './support.js';
+import { sshdEnsurer } from '../../../components/sshd-ensurer/sshd-ensurer.js';
+import { componentContext, contentOf, expectComponentGolden } from '../support.js';
 
 const SCRIPT = '/var/lib/sshd-ensurer/run.sh';
 

@@ -1,14 +1,17 @@
 /** The gardener-node-agent component and its configuration in the Gardener v1.150.0 contract. */
 import { expect } from 'chai';
-import { encodeNodeAgentConfigurationV150, parseSemVer, stringifyYaml } from '../../api/index.js';
+import { encodeNodeAgentConfigurationV150, parseSemVer, stringifyYaml } from '../../../api/index.js';
 import {
   logShipperTokenSyncs,
   nodeAgentComponentConfigV150,
   nodeInitComponentConfigV150,
-} from '../../components/node-agent/component-config-v150.js';
-import { NODE_AGENT_UNIT_CONTENT_V150, nodeAgentV150 } from '../../components/node-agent/node-agent-v150.js';
-import { expectGolden } from '../golden.js';
-import { contentOf } from './support.js';
+} from '../../../components/node-agent/component-config-v150.js';
+import {
+  NODE_AGENT_UNIT_CONTENT_V150,
+  nodeAgentV150,
+} from '../../../components/node-agent/node-agent-v150.js';
+import { expectGolden } from '../../golden.js';
+import { contentOf } from '../support.js';
 
 const REFERENCE_KEY = 'gardener-node-agent-worker-a-1296c0b754ed56ec';
 const API = 'https://api.bar.foo.internal.example.com';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { journald } from '../../components/journald/journald.js';
-import { componentContext, expectComponentGolden } from './support.js';
+import { journald } from '../../../components/journald/journald.js';
+import { componentContext, expectComponentGolden } from '../support.js';
 
 // Upstream: gardener v1.91.4
 // pkg/component/extensions/operatingsystemconfig/original/components/journald/component.go

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { parseSemVer } from '../../api/index.js';
-import type { KubeletConfigParameters } from '../../components/component.js';
-import { kernelConfig } from '../../components/kernel-config/kernel-config.js';
-import { componentContext, contentOf, expectComponentGolden } from './support.js';
+import { parseSemVer } from '../../../api/index.js';
+import type { KubeletConfigParameters } from '../../../components/component.js';
+import { kernelConfig } from '../../../components/kernel-config/kernel-config.js';
+import { componentContext, contentOf, expectComponentGolden } from '../support.js';
 
 /** The base settings, sorted bytewise, as S-TV-15 expects them. */
 const BASE = `fs.aio-max-nr = 262144

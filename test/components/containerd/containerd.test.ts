@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { containerd } from '../../components/containerd/containerd.js';
-import { componentContext, contentOf, expectComponentGolden, fileAt } from './support.js';
+import { containerd } from '../../../components/containerd/containerd.js';
+import { componentContext, contentOf, expectComponentGolden, fileAt } from '../support.js';
 
 const LOGROTATE_CONFIG = '/etc/systemd/containerd.conf';
 const MONITOR = '/opt/bin/health-monitor-containerd';

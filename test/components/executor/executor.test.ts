@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { secretChecksum } from '../../api/index.js';
-import { executorScript } from '../../components/executor/executor-script.js';
-import { executorSecret } from '../../components/executor/executor-secret.js';
-import { expectGolden } from '../golden.js';
-import { bashSyntaxErrors, shellcheck } from './support.js';
+import { secretChecksum } from '../../../api/index.js';
+import { executorScript } from '../../../components/executor/executor-script.js';
+import { executorSecret } from '../../../components/executor/executor-secret.js';
+import { expectGolden } from '../../golden.js';
+import { bashSyntaxErrors, shellcheck } from '../support.js';
 
 const input = {
   cloudConfig: '#!/bin/bash\necho applied\nCLOUD_CONFIG\n',

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { parseSemVer, sha256Hex, stringifyYaml } from '../../api/index.js';
-import { kubeletCliFlags } from '../../components/kubelet/cli-flags.js';
-import { kubelet } from '../../components/kubelet/kubelet.js';
-import { kubeletConfiguration } from '../../components/kubelet/kubelet-configuration.js';
-import { isAllowedForKubelet } from '../../components/kubelet/kubelet-labels.js';
+import { parseSemVer, sha256Hex, stringifyYaml } from '../../../api/index.js';
+import { kubeletCliFlags } from '../../../components/kubelet/cli-flags.js';
+import { kubelet } from '../../../components/kubelet/kubelet.js';
+import { kubeletConfiguration } from '../../../components/kubelet/kubelet-configuration.js';
+import { isAllowedForKubelet } from '../../../components/kubelet/kubelet-labels.js';
 import {
   componentContext,
   contentOf,
@@ -12,7 +12,7 @@ import {
   scriptsOf,
   shellcheck,
   unitNamed,
-} from './support.js';
+} from '../support.js';
 
 const S_TV_13_LABELS = {
   test: 'foo',

@@ -1,14 +1,15 @@
 /**
  * The inputs of a v1.150.0 pool as the compat tests build them from a Cluster and the example
  * values (examples/values.yaml), with the oracle's image vector, and the pools of upstream's
- * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key is upstream's (from
- * its OSC name); keys are compared with operatingsystemconfig.Key in render-parts.test.ts.
+ * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key and the kubelet's
+ * grace period are read from the Shoot (charts/values/pool-inputs-v150.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Cluster,
   decodeCluster,
+  keyV150,
   LABEL,
   type OscFile,
   type OscUnit,
@@ -19,6 +20,7 @@ import { reconcileContentsV150 } from '../../../charts/operating-system-config/r
 import type { PoolContentsV150 } from '../../../charts/seed-objects-v150.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
 import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
+import { keyV150InputOf, nodeMonitorGracePeriodSeconds } from '../../../charts/values/pool-inputs-v150.js';
 import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
 import {
   nodeAgentComponentConfigV150,
@@ -82,7 +84,8 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
   if (!worker) throw new Error(`no worker ${poolName}`);
   const ctx = workerPoolContext(cluster, values, shoot, worker);
   const spec = cluster.shoot.spec;
-  const key = osc.metadata.name.replace(/-original$/, '');
+  // our key, read from the Shoot; the comparison with upstream's OSC names fails if it differs
+  const key = keyV150(keyV150InputOf(cluster.shoot, worker));
   const caBundle = osCaBundleV150(
     cluster.cloudProfile.spec.caBundle,
     values.caBundles.cluster,
@@ -108,7 +111,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       preferIPv6: ctx.preferIPv6,
       kubeletCaBundle: ctx.kubeletCaBundle,
       hyperkubeImage: ctx.images.hyperkube ?? '',
-      nodeMonitorGracePeriodSeconds: 40,
+      nodeMonitorGracePeriodSeconds: nodeMonitorGracePeriodSeconds(cluster.shoot),
     },
     ssh,
     nodeAgent: {

@@ -1,6 +1,6 @@
 /**
  * The inputs of a v1.150.0 pool as the compat tests build them from a Cluster and the example
- * values (examples/values.yaml), with the oracle's image vector, and the pools of upstream's
+ * values (examples/values.yaml), with our v1.150.0 image vector, and the pools of upstream's
  * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key and the kubelet's
  * grace period are read from the Shoot (charts/values/pool-inputs-v150.ts).
  */
@@ -19,8 +19,10 @@ import { provisionContentsV150 } from '../../../charts/operating-system-config/p
 import { reconcileContentsV150 } from '../../../charts/operating-system-config/reconcile-contents-v150.js';
 import type { PoolContentsV150 } from '../../../charts/seed-objects-v150.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
+import { GARDENLET_GIT_VERSION_V150, imagesV150 } from '../../../charts/values/images-v150.js';
 import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
 import { keyV150InputOf, nodeMonitorGracePeriodSeconds } from '../../../charts/values/pool-inputs-v150.js';
+import { RenderValuesSchema } from '../../../charts/values/render-values.js';
 import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
 import {
   nodeAgentComponentConfigV150,
@@ -68,13 +70,15 @@ export const UPSTREAM_CASES = [
   { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
 ];
 
-/** The oracle's image vector. */
-export const IMAGES = {
-  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.150.0',
-  openTelemetryCollector:
-    'europe-docker.pkg.dev/gardener-project/releases/gardener/observability/opentelemetry-collector:v0.0.1',
-  pause: 'registry.k8s.io/pause:3.10',
-};
+/** Our v1.150.0 image vector for the example values; the comparisons prove it is upstream's. */
+export const IMAGES = (() => {
+  const images = imagesV150(RenderValuesSchema.parse(exampleValues()));
+  return {
+    nodeAgent: images.nodeAgent,
+    openTelemetryCollector: images.openTelemetryCollector,
+    pause: images.pauseContainer,
+  };
+})();
 
 export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolContentsV150 {
   const values = exampleValues();
@@ -121,7 +125,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
         apiServerUrl: values.apiServerUrl,
         logShipper: values.nodeLogging ? 'opentelemetry-collector' : 'none',
       }),
-      gitVersion: 'v1.150.0',
+      gitVersion: GARDENLET_GIT_VERSION_V150,
       caBundle,
       image: IMAGES.nodeAgent,
     },
@@ -143,7 +147,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       { oscSecretName: key, kubernetesVersion: ctx.kubernetesVersion, apiServerUrl: values.apiServerUrl },
       kubeletDataVolumeSize(worker),
     ),
-    gitVersion: 'v1.150.0',
+    gitVersion: GARDENLET_GIT_VERSION_V150,
     clusterCaBundle: values.caBundles.cluster,
   });
   return {

@@ -46,7 +46,15 @@ describe('api: unknown fields', () => {
   });
 
   it("v1.91.4's Go types lack only the fields our schema reads for the v1.150.0 contract", () => {
+    const v150Kubelet = [
+      'maxParallelImagePulls',
+      'singleProcessOOMKill',
+      'imagePullCredentialsVerificationPolicy',
+      'preloadedImagesVerificationAllowlist',
+    ];
     expect(unknownFields(modelledShoot(), gardenerType('Shoot', 'v1.91.4'))).to.deep.equal([
+      ...v150Kubelet.map((f) => ({ field: `spec.kubernetes.kubelet.${f}` })),
+      ...v150Kubelet.map((f) => ({ field: `spec.provider.workers[0].kubernetes.kubelet.${f}` })),
       { field: 'spec.provider.workers[0].updateStrategy' },
       { field: 'status.credentials.rotation.certificateAuthorities.pendingWorkersRollouts' },
       { field: 'status.credentials.rotation.serviceAccountKey.pendingWorkersRollouts' },

@@ -1,8 +1,9 @@
 /**
  * The inputs of a v1.150.0 pool as the compat tests build them from a Cluster and the example
  * values (examples/values.yaml), with our v1.150.0 image vector, and the pools of upstream's
- * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key and the kubelet's
- * grace period are read from the Shoot (charts/values/pool-inputs-v150.ts).
+ * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key, the kubelet settings
+ * and the kubelet's grace period are read from the Shoot (charts/values/pool-inputs-v150.ts,
+ * kubelet-parameters-v150.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +21,13 @@ import { reconcileContentsV150 } from '../../../charts/operating-system-config/r
 import type { PoolContentsV150 } from '../../../charts/seed-objects-v150.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
 import { GARDENLET_GIT_VERSION_V150, imagesV150 } from '../../../charts/values/images-v150.js';
+import { kubeletParametersV150 } from '../../../charts/values/kubelet-parameters-v150.js';
 import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
-import { keyV150InputOf, nodeMonitorGracePeriodSeconds } from '../../../charts/values/pool-inputs-v150.js';
+import {
+  effectiveKubeletConfig,
+  keyV150InputOf,
+  nodeMonitorGracePeriodSeconds,
+} from '../../../charts/values/pool-inputs-v150.js';
 import { RenderValuesSchema } from '../../../charts/values/render-values.js';
 import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
 import {
@@ -105,7 +111,11 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       sysctls: ctx.sysctls,
     },
     kubelet: {
-      params: ctx.kubeletConfigParameters,
+      params: kubeletParametersV150(
+        effectiveKubeletConfig(cluster.shoot, worker),
+        worker.machine.type,
+        cluster.cloudProfile,
+      ),
       clusterDnsAddresses: [ctx.clusterDnsAddress],
       clusterDomain: ctx.clusterDomain,
       taints: worker.taints ?? [],

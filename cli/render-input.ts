@@ -112,7 +112,7 @@ export function decodeClusterInput(
   strict: boolean,
   gardenerVersion: GardenerVersion = DEFAULT_GARDENER_VERSION,
 ): { cluster: Cluster; warnings: string[] } {
-  const unknown = unknownClusterFields(raw);
+  const unknown = unknownClusterFields(raw, gardenerVersion);
   const decoded = decodeCluster(raw);
   const typos = unknown.map(unknownFieldError);
   // a missing field is often a misspelt one (`porvider`): name the typos beside it

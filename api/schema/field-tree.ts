@@ -5,7 +5,15 @@
  * (`gardener-fields.ts`, generated), so a field Gardener knows is never called a typo even when our
  * schemas do not model it.
  */
+import type { GardenerVersion } from '../gardener-version.js';
 import { GARDENER_FIELD_TYPES } from './gardener-fields.js';
+import { GARDENER_FIELD_TYPES_V150 } from './gardener-fields-v150.js';
+
+/** Each contract's Go types: a Shoot of v1.150.0 has fields v1.91.4 never had (`updateStrategy`). */
+const FIELD_TYPES: Record<GardenerVersion, Readonly<Record<string, Readonly<Record<string, string>>>>> = {
+  'v1.91.4': GARDENER_FIELD_TYPES,
+  'v1.150.0': GARDENER_FIELD_TYPES_V150,
+};
 
 export type FieldTree =
   | 'leaf'
@@ -16,44 +24,49 @@ export type FieldTree =
 
 const memo = new Map<string, FieldTree>();
 
-function treeOfRef(ref: string): FieldTree {
+function treeOfRef(ref: string, version: GardenerVersion): FieldTree {
   if (ref === 'leaf' || ref === 'raw') return ref;
-  if (ref.startsWith('[]')) return { items: treeOfRef(ref.slice(2)) };
+  if (ref.startsWith('[]')) return { items: treeOfRef(ref.slice(2), version) };
   const map = /^map\[(.*)\]$/.exec(ref);
-  if (map) return { values: treeOfRef(map[1]!) };
-  return gardenerType(ref);
+  if (map) return { values: treeOfRef(map[1]!, version) };
+  return gardenerType(ref, version);
 }
 
-/** A Go type of `gardener-fields.ts` (`Shoot`, `metav1.ObjectMeta`) as a tree, built lazily. */
-export function gardenerType(name: string): FieldTree {
-  const known = memo.get(name);
+/**
+ * A Go type of the contract's Gardener (`gardener-fields.ts`, `gardener-fields-v150.ts`; `Shoot`,
+ * `metav1.ObjectMeta`) as a tree, built lazily.
+ */
+export function gardenerType(name: string, version: GardenerVersion = 'v1.91.4'): FieldTree {
+  const id = `${version} ${name}`;
+  const known = memo.get(id);
   if (known) return known;
-  const goFields = GARDENER_FIELD_TYPES[name];
-  if (!goFields) throw new Error(`no Gardener type ${name}`);
+  const goFields = FIELD_TYPES[version][name];
+  if (!goFields) throw new Error(`no Gardener ${version} type ${name}`);
   const fields: Record<string, FieldTree> = {};
   const tree = { fields };
-  memo.set(name, tree);
+  memo.set(id, tree);
   for (const [field, ref] of Object.entries(goFields)) {
-    Object.defineProperty(fields, field, { enumerable: true, get: () => treeOfRef(ref) });
+    Object.defineProperty(fields, field, { enumerable: true, get: () => treeOfRef(ref, version) });
   }
   return tree;
 }
 
 /**
  * extensions.gardener.cloud/v1alpha1 Cluster (Gardener v1.91.4 `pkg/apis/extensions/v1alpha1/
- * types_cluster.go`): its spec embeds the Shoot, CloudProfile and Seed as gardenlet writes them.
+ * types_cluster.go`, unchanged in v1.150.0): its spec embeds the Shoot, CloudProfile and Seed as
+ * the contract's gardenlet writes them.
  */
-export function clusterFieldTree(): FieldTree {
+export function clusterFieldTree(version: GardenerVersion = 'v1.91.4'): FieldTree {
   return {
     fields: {
       apiVersion: 'leaf',
       kind: 'leaf',
-      metadata: gardenerType('metav1.ObjectMeta'),
+      metadata: gardenerType('metav1.ObjectMeta', version),
       spec: {
         fields: {
-          cloudProfile: gardenerType('CloudProfile'),
-          seed: gardenerType('Seed'),
-          shoot: gardenerType('Shoot'),
+          cloudProfile: gardenerType('CloudProfile', version),
+          seed: gardenerType('Seed', version),
+          shoot: gardenerType('Shoot', version),
         },
       },
     },

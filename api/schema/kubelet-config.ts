@@ -50,6 +50,12 @@ export function kubeletConfigSchema(mode: Strictness) {
     registryBurst: z.number().int().optional(),
     streamingConnectionIdleTimeout: z.string().optional(),
     memorySwap: o({ swapBehavior: z.string().optional() }).optional(),
+    // read by the v1.150.0 contract only (gardener v1.150.0
+    // pkg/component/extensions/operatingsystemconfig/original/components/kubelet.go)
+    maxParallelImagePulls: z.number().int().optional(),
+    singleProcessOOMKill: z.boolean().optional(),
+    imagePullCredentialsVerificationPolicy: z.string().optional(),
+    preloadedImagesVerificationAllowlist: z.array(z.string()).optional(),
   });
 }
 

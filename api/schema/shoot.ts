@@ -50,6 +50,16 @@ export function shootSchemas(mode: Strictness) {
     caBundle: z.string().optional(),
     systemComponents: o({ allow: z.boolean() }).optional(),
     providerConfig: rawObject().optional(),
+    /** Since gardener v1.113.0: `AutoRollingUpdate` (Go's zero: unset), `AutoInPlaceUpdate`, `ManualInPlaceUpdate`. */
+    updateStrategy: z.string().optional(),
+  });
+
+  /** A credentials rotation's status: the times the v1.150.0 OSC key hashes. */
+  const Rotation = o({
+    lastInitiationTime: z.string().optional(),
+    pendingWorkersRollouts: z
+      .array(o({ name: z.string(), lastInitiationTime: z.string().optional() }))
+      .optional(),
   });
 
   const Shoot = o({
@@ -63,6 +73,7 @@ export function shootSchemas(mode: Strictness) {
         version: z.string(),
         kubelet: KubeletConfig.optional(),
         kubeProxy: o({ mode: z.string().optional(), enabled: z.boolean().optional() }).optional(),
+        kubeControllerManager: o({ nodeMonitorGracePeriod: z.string().optional() }).optional(),
       }),
       networking: o({
         type: z.string().optional(),
@@ -79,7 +90,15 @@ export function shootSchemas(mode: Strictness) {
       systemComponents: o({ nodeLocalDNS: o({ enabled: z.boolean() }).optional() }).optional(),
       hibernation: o({ enabled: z.boolean().optional() }).optional(),
     }),
-    status: o({ technicalID: z.string().optional() }).optional(),
+    status: o({
+      technicalID: z.string().optional(),
+      credentials: o({
+        rotation: o({
+          certificateAuthorities: Rotation.optional(),
+          serviceAccountKey: Rotation.optional(),
+        }).optional(),
+      }).optional(),
+    }).optional(),
   });
 
   return { Shoot, Worker, KubeletConfig };

@@ -6,6 +6,7 @@
  * `kubectl --validate=strict` does. Reading stays tolerant: this only reports.
  */
 import type * as z from 'zod';
+import type { GardenerVersion } from '../gardener-version.js';
 import { type FieldError, fieldErrorsFromZod, formatFieldPath } from '../validation/field-error.js';
 import { clusterFieldTree, type FieldTree, subtreeAt } from './field-tree.js';
 
@@ -82,9 +83,12 @@ export function unknownFields(
   return out;
 }
 
-/** Unknown fields of a raw Cluster, its embedded Shoot, CloudProfile and Seed included. */
-export function unknownClusterFields(cluster: unknown): UnknownField[] {
-  return unknownFields(cluster, clusterFieldTree());
+/**
+ * Unknown fields of a raw Cluster, its embedded Shoot, CloudProfile and Seed included, by the Go
+ * types of the contract's Gardener.
+ */
+export function unknownClusterFields(cluster: unknown, version: GardenerVersion = 'v1.91.4'): UnknownField[] {
+  return unknownFields(cluster, clusterFieldTree(version));
 }
 
 export function unknownFieldMessage(u: UnknownField): string {

@@ -28,6 +28,8 @@ export const RenderValuesSchema = z.strictObject({
       hyperkubeRepository: z.string().min(1).optional(),
       pauseContainer: z.string().min(1).optional(),
       valitail: z.string().min(1).optional(),
+      /** The v1.150.0 contract's log shipper (charts/values/images-v150.ts). */
+      openTelemetryCollector: z.string().min(1).optional(),
     })
     .optional(),
   /** Node logging (valitail), as gardenlet's shootNodeLogging decides. */

@@ -30,7 +30,7 @@ export interface ShootValues {
   readonly clusterCa: { bundle: string; secretName: string };
   readonly kubeletCaBundle: string;
   readonly maxDelay: MaxDelay;
-  readonly images: Required<NonNullable<RenderValues['images']>>;
+  readonly images: { readonly [K in keyof typeof DEFAULT_IMAGES]: string };
 }
 
 /** `cloud profile CA + "\n" + cluster CA` (a leading newline when the profile has none, as upstream). */

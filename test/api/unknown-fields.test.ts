@@ -24,20 +24,53 @@ function paths(tree: FieldTree, prefix = ''): string[] {
 }
 
 describe('api: unknown fields', () => {
-  it("knows every field our Shoot schema models: Gardener's v1.91.4 Go types are a superset", () => {
-    const ours = zodFieldTree(StrictShoot.Shoot);
-    expect(paths(ours)).to.include('.spec.provider.workers[].kubernetes.kubelet.maxPods');
-    const found = unknownFields(
-      // a Shoot with every modelled path present, by walking our tree into a value
-      (function sample(tree: FieldTree): unknown {
-        if (tree === 'leaf' || tree === 'raw') return 'x';
-        if ('items' in tree) return [sample(tree.items)];
-        if ('values' in tree) return { key: sample(tree.values) };
-        return Object.fromEntries(Object.entries(tree.fields).map(([k, v]) => [k, sample(v)]));
-      })(ours),
-      gardenerType('Shoot'),
+  /** A Shoot with every path our schema models present, by walking our tree into a value. */
+  function modelledShoot(): unknown {
+    return (function sample(tree: FieldTree): unknown {
+      if (tree === 'leaf' || tree === 'raw') return 'x';
+      if ('items' in tree) return [sample(tree.items)];
+      if ('values' in tree) return { key: sample(tree.values) };
+      return Object.fromEntries(Object.entries(tree.fields).map(([k, v]) => [k, sample(v)]));
+    })(zodFieldTree(StrictShoot.Shoot));
+  }
+
+  it("v1.150.0's Go types know every field our Shoot schema models but the removed systemReserved", () => {
+    expect(paths(zodFieldTree(StrictShoot.Shoot))).to.include(
+      '.spec.provider.workers[].kubernetes.kubelet.maxPods',
     );
-    expect(found).to.deep.equal([]);
+    // tombstoned in gardener pkg/apis v1.150.0 core/v1beta1/types_shoot.go (KubeletConfig)
+    expect(unknownFields(modelledShoot(), gardenerType('Shoot', 'v1.150.0'))).to.deep.equal([
+      { field: 'spec.kubernetes.kubelet.systemReserved' },
+      { field: 'spec.provider.workers[0].kubernetes.kubelet.systemReserved' },
+    ]);
+  });
+
+  it("v1.91.4's Go types lack only the fields our schema reads for the v1.150.0 contract", () => {
+    const v150Kubelet = [
+      'maxParallelImagePulls',
+      'singleProcessOOMKill',
+      'imagePullCredentialsVerificationPolicy',
+      'preloadedImagesVerificationAllowlist',
+    ];
+    expect(unknownFields(modelledShoot(), gardenerType('Shoot', 'v1.91.4'))).to.deep.equal([
+      ...v150Kubelet.map((f) => ({ field: `spec.kubernetes.kubelet.${f}` })),
+      ...v150Kubelet.map((f) => ({ field: `spec.provider.workers[0].kubernetes.kubelet.${f}` })),
+      { field: 'spec.provider.workers[0].updateStrategy' },
+      { field: 'status.credentials.rotation.certificateAuthorities.pendingWorkersRollouts' },
+      { field: 'status.credentials.rotation.serviceAccountKey.pendingWorkersRollouts' },
+    ]);
+  });
+
+  it("judges a Cluster by its contract's Gardener: updateStrategy is unknown to v1.91.4 only", () => {
+    const cluster = {
+      spec: {
+        shoot: { spec: { provider: { workers: [{ name: 'a', updateStrategy: 'AutoInPlaceUpdate' }] } } },
+      },
+    };
+    expect(unknownClusterFields(cluster, 'v1.91.4')).to.deep.equal([
+      { field: 'spec.shoot.spec.provider.workers[0].updateStrategy' },
+    ]);
+    expect(unknownClusterFields(cluster, 'v1.150.0')).to.deep.equal([]);
   });
 
   it('suggests the closest name within a few edits, case counting little', () => {

@@ -1,14 +1,16 @@
 /**
  * The inputs of a v1.150.0 pool as the compat tests build them from a Cluster and the example
- * values (examples/values.yaml), with the oracle's image vector, and the pools of upstream's
- * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key is upstream's (from
- * its OSC name); keys are compared with operatingsystemconfig.Key in render-parts.test.ts.
+ * values (examples/values.yaml), with our v1.150.0 image vector, and the pools of upstream's
+ * reference renderings (test/golden/render-v1.150/upstream-*.yaml). The key, the kubelet settings
+ * and the kubelet's grace period are read from the Shoot (charts/values/pool-inputs-v150.ts,
+ * kubelet-parameters-v150.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Cluster,
   decodeCluster,
+  keyV150,
   LABEL,
   type OscFile,
   type OscUnit,
@@ -18,7 +20,15 @@ import { provisionContentsV150 } from '../../../charts/operating-system-config/p
 import { reconcileContentsV150 } from '../../../charts/operating-system-config/reconcile-contents-v150.js';
 import type { PoolContentsV150 } from '../../../charts/seed-objects-v150.js';
 import { osCaBundleV150 } from '../../../charts/values/ca-bundle-v150.js';
+import { GARDENLET_GIT_VERSION_V150, imagesV150 } from '../../../charts/values/images-v150.js';
+import { kubeletParametersV150 } from '../../../charts/values/kubelet-parameters-v150.js';
 import { openTelemetryCollectorIngressHost } from '../../../charts/values/otel-ingress-host.js';
+import {
+  effectiveKubeletConfig,
+  keyV150InputOf,
+  nodeMonitorGracePeriodSeconds,
+} from '../../../charts/values/pool-inputs-v150.js';
+import { RenderValuesSchema } from '../../../charts/values/render-values.js';
 import { shootValues, workerPoolContext } from '../../../charts/values/worker-pool-context.js';
 import {
   nodeAgentComponentConfigV150,
@@ -66,13 +76,15 @@ export const UPSTREAM_CASES = [
   { file: 'upstream-example-seed.yaml', cluster: () => decoded(exampleCluster()) },
 ];
 
-/** The oracle's image vector. */
-export const IMAGES = {
-  nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.150.0',
-  openTelemetryCollector:
-    'europe-docker.pkg.dev/gardener-project/releases/gardener/observability/opentelemetry-collector:v0.0.1',
-  pause: 'registry.k8s.io/pause:3.10',
-};
+/** Our v1.150.0 image vector for the example values; the comparisons prove it is upstream's. */
+export const IMAGES = (() => {
+  const images = imagesV150(RenderValuesSchema.parse(exampleValues()));
+  return {
+    nodeAgent: images.nodeAgent,
+    openTelemetryCollector: images.openTelemetryCollector,
+    pause: images.pauseContainer,
+  };
+})();
 
 export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolContentsV150 {
   const values = exampleValues();
@@ -82,7 +94,8 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
   if (!worker) throw new Error(`no worker ${poolName}`);
   const ctx = workerPoolContext(cluster, values, shoot, worker);
   const spec = cluster.shoot.spec;
-  const key = osc.metadata.name.replace(/-original$/, '');
+  // our key, read from the Shoot; the comparison with upstream's OSC names fails if it differs
+  const key = keyV150(keyV150InputOf(cluster.shoot, worker));
   const caBundle = osCaBundleV150(
     cluster.cloudProfile.spec.caBundle,
     values.caBundles.cluster,
@@ -98,7 +111,11 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       sysctls: ctx.sysctls,
     },
     kubelet: {
-      params: ctx.kubeletConfigParameters,
+      params: kubeletParametersV150(
+        effectiveKubeletConfig(cluster.shoot, worker),
+        worker.machine.type,
+        cluster.cloudProfile,
+      ),
       clusterDnsAddresses: [ctx.clusterDnsAddress],
       clusterDomain: ctx.clusterDomain,
       taints: worker.taints ?? [],
@@ -108,7 +125,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       preferIPv6: ctx.preferIPv6,
       kubeletCaBundle: ctx.kubeletCaBundle,
       hyperkubeImage: ctx.images.hyperkube ?? '',
-      nodeMonitorGracePeriodSeconds: 40,
+      nodeMonitorGracePeriodSeconds: nodeMonitorGracePeriodSeconds(cluster.shoot),
     },
     ssh,
     nodeAgent: {
@@ -118,7 +135,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
         apiServerUrl: values.apiServerUrl,
         logShipper: values.nodeLogging ? 'opentelemetry-collector' : 'none',
       }),
-      gitVersion: 'v1.150.0',
+      gitVersion: GARDENLET_GIT_VERSION_V150,
       caBundle,
       image: IMAGES.nodeAgent,
     },
@@ -140,7 +157,7 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
       { oscSecretName: key, kubernetesVersion: ctx.kubernetesVersion, apiServerUrl: values.apiServerUrl },
       kubeletDataVolumeSize(worker),
     ),
-    gitVersion: 'v1.150.0',
+    gitVersion: GARDENLET_GIT_VERSION_V150,
     clusterCaBundle: values.caBundles.cluster,
   });
   return {

@@ -3,11 +3,17 @@
  * operatingsystemconfig, migration, token-requestor (direct mode) and os-local over the seed;
  * node-delay, rollout and token-labels per selected shoot; with per-node identities the node agent
  * CSR approver per shoot, and on every replica the node agent authorizer (its endpoint, and each
- * shoot's view). seed/manager runs them while it leads (the authorizer always).
+ * shoot's view). seed/manager runs them while it leads (the authorizer always). The node-delay,
+ * CSR approver and authorizer act for a Cluster only as left-to-resource-manager.ts decides.
  */
 import { NANOS_PER_MILLISECOND, NODE_AGENT_IDENTITY } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
-import type { SeedControllerStarter, ShootControllerStarter } from '../seed/manager/context.js';
+import type {
+  SeedContext,
+  SeedControllerStarter,
+  ShootContext,
+  ShootControllerStarter,
+} from '../seed/manager/context.js';
 import {
   type ControllerSet,
   type ManagerOptions,
@@ -15,6 +21,7 @@ import {
   runManager,
 } from '../seed/manager/run-manager.js';
 import { shootAccessSecrets } from '../seed/manager/seed-informers.js';
+import { actsForCluster, type ResourceManagerOwned } from './left-to-resource-manager.js';
 import { addMigrationController } from './migration/add.js';
 import { nodeAgentAuthorizer } from './node-agent-authorizer/add.js';
 import { addCsrApproverController } from './node-agent-csr-approver/add.js';
@@ -26,6 +33,16 @@ import { addRolloutController } from './rollout/add.js';
 import { addTokenLabelsController } from './token-labels/add.js';
 import { addTokenRequestorController } from './token-requestor/add.js';
 
+/** Whether `controller` acts for the shoot, asked at each use (the Cluster's annotation may change). */
+function actsFor(config: ControllerManagerConfiguration, controller: ResourceManagerOwned) {
+  const settings = {
+    gardenerVersion: config.gardenerVersion,
+    inV150Mode: config.controllers[controller].inV150Mode,
+  };
+  return (shoot: ShootContext, seed: SeedContext) => () =>
+    actsForCluster(seed.clusters.get(shoot.namespace)?.metadata?.annotations, settings);
+}
+
 /** The controllers the configuration turns on. */
 export function seedControllers(config: ControllerManagerConfiguration): ControllerSet {
   const seed: SeedControllerStarter[] = [addOscController, addMigrationController];
@@ -34,19 +51,27 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
     for (const type of config.controllers.osLocal.types) seed.push((ctx) => addOsLocalController(ctx, type));
   const shoot: ShootControllerStarter[] = [];
   const { nodeDelay, tokenLabels } = config.controllers;
-  if (nodeDelay.enabled)
+  if (nodeDelay.enabled) {
+    const acts = actsFor(config, 'nodeDelay');
     shoot.push((ctx, env) =>
-      addNodeDelayController(ctx, env, { minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND }),
+      addNodeDelayController(ctx, env, {
+        minDelay: nodeDelay.minDelay * NANOS_PER_MILLISECOND,
+        acts: acts(ctx, env),
+      }),
     );
+  }
   // the rollout runs for every shoot: with its gate off (config or Cluster) it removes its permissions
   shoot.push((ctx, env) => addRolloutController(ctx, env));
   if (tokenLabels.enabled)
     shoot.push((ctx, env) => addTokenLabelsController(ctx, env, shootAccessSecrets(env.cache)));
   if (config.nodeAgent.identity !== NODE_AGENT_IDENTITY.node) return { seed, shoot };
   const { maxCertificateLifetime } = config.nodeAgent;
-  shoot.push((ctx, env) => addCsrApproverController(ctx, env, { maxCertificateLifetime }));
+  const approverActs = actsFor(config, 'nodeAgentCsrApprover');
+  shoot.push((ctx, env) =>
+    addCsrApproverController(ctx, env, { maxCertificateLifetime, acts: approverActs(ctx, env) }),
+  );
   // the authorizer answers on every replica, from caches that run there too
-  const authorizer = nodeAgentAuthorizer(config);
+  const authorizer = nodeAgentAuthorizer(config, actsFor(config, 'nodeAgentAuthorizer'));
   return {
     seed,
     shoot,

@@ -39,6 +39,7 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 export function authorizedShoot(
   shoot: Pick<ShootContext, 'cache' | 'client'>,
   bootstrapWindowMs: number,
+  acts?: () => boolean,
 ): { shoot: AuthorizedShoot; synced: Promise<void>; stop: () => void } {
   const nodes = shootNodes(shoot.cache);
   const secrets = oscSecrets(shoot.cache);
@@ -61,6 +62,7 @@ export function authorizedShoot(
     shoot: {
       synced: () => synced,
       world,
+      acts,
       liveCsrRequester: async (name) =>
         (await client.getIfExists<CsrObject>(RESOURCE.certificateSigningRequest, { name }))?.spec?.username,
     },
@@ -76,10 +78,14 @@ export interface NodeAgentAuthorizer {
   readonly shoot: ShootControllerStarter;
 }
 
-export function nodeAgentAuthorizer(config: ControllerManagerConfiguration): NodeAgentAuthorizer {
+export function nodeAgentAuthorizer(
+  config: ControllerManagerConfiguration,
+  /** Whether to decide for this shoot now (default: always). */
+  actsFor?: (shoot: ShootContext, seed: SeedContext) => () => boolean,
+): NodeAgentAuthorizer {
   const shoots = new Map<string, AuthorizedShoot>();
-  const shoot: ShootControllerStarter = (ctx) => {
-    const entry = authorizedShoot(ctx, config.nodeAgent.bootstrapWindow);
+  const shoot: ShootControllerStarter = (ctx, env) => {
+    const entry = authorizedShoot(ctx, config.nodeAgent.bootstrapWindow, actsFor?.(ctx, env));
     shoots.set(ctx.namespace, entry.shoot);
     entry.synced.catch(() => undefined);
     const stopped = untilAborted(ctx.signal).then(() => {

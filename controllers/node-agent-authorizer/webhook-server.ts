@@ -61,7 +61,20 @@ export interface AuthorizedShoot {
   readonly world: NodeAgentWorld;
   /** Reads a CertificateSigningRequest's requester live when the cache does not have it yet. */
   readonly liveCsrRequester?: (name: string) => Promise<string | undefined>;
+  /**
+   * Whether to decide for the shoot now (default: always); while not, every review gets no
+   * opinion, so the next authorizer decides (controllers/left-to-resource-manager.ts).
+   */
+  readonly acts?: () => boolean;
 }
+
+/** The answer for a shoot whose node agents another authorizer is responsible for. */
+export const LEFT_TO_RESOURCE_MANAGER: Decision = {
+  allowed: false,
+  denied: false,
+  reason:
+    "this shoot's node agents are authorized by gardener-resource-manager (Gardener v1.150.0 contract; controllers.nodeAgentAuthorizer.inV150Mode is off)",
+};
 
 export interface AuthorizerServerOptions {
   readonly host?: string;
@@ -170,7 +183,8 @@ export async function serveNodeAgentAuthorizer(o: AuthorizerServerOptions): Prom
         }
         const resource = review.spec?.resourceAttributes?.resource ?? '<non-resource>';
         const shoot = o.shoot(namespace);
-        if (!shoot?.synced()) {
+        const leftToResourceManager = shoot?.acts?.() === false;
+        if (!leftToResourceManager && !shoot?.synced()) {
           o.metrics.decisions.inc({ decision: 'unavailable', resource });
           respond(res, 503, {
             message: `shoot ${namespace} is not served (yet): not selected, or caches not filled`,
@@ -179,7 +193,9 @@ export async function serveNodeAgentAuthorizer(o: AuthorizerServerOptions): Prom
         }
         let decision: Decision;
         try {
-          decision = await decide(shoot, review.spec ?? {});
+          decision = leftToResourceManager
+            ? LEFT_TO_RESOURCE_MANAGER
+            : await decide(shoot!, review.spec ?? {});
         } catch (e) {
           o.metrics.decisions.inc({ decision: 'unavailable', resource });
           o.log.error({ err: e, shoot: namespace }, 'Deciding a node agent access review failed');

@@ -21,6 +21,11 @@ export const CSR_APPROVER_CONTROLLER_NAME = 'node-agent-csr-approver';
 export interface CsrApproverSettings {
   /** `nodeAgent.maxCertificateLifetime`, in milliseconds. */
   readonly maxCertificateLifetime: number;
+  /**
+   * Whether to judge the shoot's requests now (default: always); a request seen while not is
+   * left undecided (controllers/left-to-resource-manager.ts).
+   */
+  readonly acts?: () => boolean;
 }
 
 export function addCsrApproverController(
@@ -40,6 +45,7 @@ export function addCsrApproverController(
     metrics: csrApproverMetrics(seed.metrics.registry),
     maxExpirationSeconds: Math.floor(settings.maxCertificateLifetime / 1000),
   });
+  const acts = settings.acts ?? (() => true);
   const undecided = (csr: CsrObject) => !isFinal(csr) && Boolean(csr.metadata?.name);
   return (
     newController(CSR_APPROVER_CONTROLLER_NAME, {
@@ -51,7 +57,7 @@ export function addCsrApproverController(
       // judge only with both caches filled: "is this node registered?" needs every Node
       .reads(nodes)
       .start(shoot.signal, async (name, ctx) => {
-        await reconciler.reconcile(name, ctx);
+        if (acts()) await reconciler.reconcile(name, ctx);
       })
   );
 }

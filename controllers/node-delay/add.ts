@@ -34,6 +34,11 @@ export interface NodeDelayControllerOptions {
    * upstream: the node agent's delay window covers all nodes).
    */
   readonly nodeLabelSelector?: string;
+  /**
+   * Whether to act for the shoot now, read at every reconcile (default: always); false writes
+   * nothing (controllers/left-to-resource-manager.ts).
+   */
+  readonly acts?: () => boolean;
 }
 
 /** The running controller; `reconciler` exposes the last assignment for tests and diagnostics. */
@@ -99,6 +104,7 @@ export function addNodeDelayController(
     shootAnnotations: () => shoot.cluster().shoot.metadata.annotations,
     nodes: () => informer.list(),
     patcher: nodePatcher(shoot.client),
+    acts: options.acts,
     minDelay: options.minDelay ?? 0,
     resyncPeriodMs: options.resyncPeriodMs ?? 60_000,
     patchConcurrency: options.patchConcurrency ?? 8,

@@ -27,6 +27,8 @@ export interface NodeDelayReconcilerOptions {
   /** The Nodes in the cache. */
   readonly nodes: () => readonly unknown[];
   readonly patcher: NodePatcher;
+  /** Whether to act for the shoot now (default: always); false: nothing is written, the next resync looks again. */
+  readonly acts?: () => boolean;
   /** Nanoseconds. */
   readonly minDelay: number;
   readonly resyncPeriodMs: number;
@@ -52,6 +54,11 @@ export class NodeDelayReconciler {
   }
 
   async reconcile(_key: string, ctx: ReconcileContext): Promise<ReconcileResult> {
+    if (this.o.acts?.() === false) {
+      // what gardener-resource-manager writes is its own; acting again starts from the Nodes
+      this.previous = undefined;
+      return { requeueAfterMs: this.o.resyncPeriodMs };
+    }
     const window = delayWindow(this.o.shootAnnotations(), this.o.minDelay);
     await this.warnAboutWindow(window, ctx);
     const plan = planNodeDelays({

@@ -52,6 +52,7 @@ export function configurationProblems(
           value: authorizer[key],
           detail: `must be in the directory of certFile (${dirname(authorizer.certFile)}): one Secret is mounted there`,
         });
+  problems.push(...inV150ModeProblems(config));
   const seen = new Map<number, string>();
   for (const [field, port] of listeners(config)) {
     if (port === 0) {
@@ -70,5 +71,32 @@ export function configurationProblems(
       problems.push({ type: 'Duplicate', field, value: port, detail: `port ${port} is also ${other}` });
     else seen.set(port, field);
   }
+  return problems;
+}
+
+/** `inV150Mode` on for a controller that does not run at all: the operator expects it to act. */
+function inV150ModeProblems(config: ControllerManagerConfiguration): FieldError[] {
+  const { nodeDelay, nodeAgentCsrApprover, nodeAgentAuthorizer } = config.controllers;
+  const problems: FieldError[] = [];
+  if (nodeDelay.inV150Mode && !nodeDelay.enabled)
+    problems.push({
+      type: 'Invalid',
+      field: 'controllers.nodeDelay.inV150Mode',
+      value: true,
+      detail:
+        'the node-delay controller is off (controllers.nodeDelay.enabled: false), so it acts for no Cluster',
+    });
+  if (config.nodeAgent.identity === NODE_AGENT_IDENTITY.node) return problems;
+  for (const [name, on] of [
+    ['nodeAgentCsrApprover', nodeAgentCsrApprover.inV150Mode],
+    ['nodeAgentAuthorizer', nodeAgentAuthorizer.inV150Mode],
+  ] as const)
+    if (on)
+      problems.push({
+        type: 'Invalid',
+        field: `controllers.${name}.inV150Mode`,
+        value: true,
+        detail: `runs only with nodeAgent.identity node (it is ${config.nodeAgent.identity})`,
+      });
   return problems;
 }

@@ -73,6 +73,13 @@ export const RolloutSettingsSchema = z.strictObject({
 
 export type RolloutSettings = z.output<typeof RolloutSettingsSchema>;
 
+/**
+ * Whether a controller whose work gardener-resource-manager does in the v1.150.0 contract acts for
+ * Clusters of that contract too (controllers/left-to-resource-manager.ts). Off by default: beside
+ * a v1.150 gardener-resource-manager, two writers of the same annotations or approvals fight.
+ */
+const inV150Mode = () => z.boolean().default(false);
+
 const labelValue = z
   .string()
   .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/, 'not a label value');
@@ -176,8 +183,16 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
         })
         .prefault({}),
       nodeDelay: z
-        .strictObject({ enabled: z.boolean().default(true), minDelay: goDuration.default(0) })
+        .strictObject({
+          enabled: z.boolean().default(true),
+          minDelay: goDuration.default(0),
+          inV150Mode: inV150Mode(),
+        })
         .prefault({}),
+      /** The node agent CSR approver (with per-node identities). */
+      nodeAgentCsrApprover: z.strictObject({ inV150Mode: inV150Mode() }).prefault({}),
+      /** The node agent authorizer's answers (with per-node identities; its endpoint: `nodeAgent.authorizer`). */
+      nodeAgentAuthorizer: z.strictObject({ inV150Mode: inV150Mode() }).prefault({}),
       tokenLabels: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
       migration: z
         .strictObject({

@@ -145,6 +145,40 @@ describe('controller-manager configuration checks (--check-config, the process, 
       expect(imageReferenceProblems(bad), bad).to.have.length(1);
   });
 
+  it('refuses inV150Mode on for a controller that does not run, naming the field', () => {
+    const problems = (extra: Record<string, unknown>) => {
+      try {
+        checkControllerManagerConfiguration('config.yaml', decode(extra));
+        return '';
+      } catch (e) {
+        expect(e).to.be.instanceOf(UsageError);
+        return (e as Error).message;
+      }
+    };
+    const authorized = { nodeAgent: { authorizer: AUTHORIZER } };
+    expect(
+      problems({ ...authorized, controllers: { nodeDelay: { enabled: false, inV150Mode: true } } }),
+    ).to.contain('controllers.nodeDelay.inV150Mode: Invalid value: true: the node-delay controller is off');
+    const shared = problems({
+      nodeAgent: { identity: 'serviceAccount' },
+      controllers: { nodeAgentCsrApprover: { inV150Mode: true }, nodeAgentAuthorizer: { inV150Mode: true } },
+    });
+    expect(shared).to.contain(
+      'controllers.nodeAgentCsrApprover.inV150Mode: Invalid value: true: runs only with nodeAgent.identity node',
+    );
+    expect(shared).to.contain('controllers.nodeAgentAuthorizer.inV150Mode: Invalid value: true');
+    expect(
+      problems({
+        ...authorized,
+        controllers: {
+          nodeDelay: { inV150Mode: true },
+          nodeAgentCsrApprover: { inV150Mode: true },
+          nodeAgentAuthorizer: { inV150Mode: true },
+        },
+      }),
+    ).to.equal('');
+  });
+
   it('every configuration --check-config accepts, manifests renders; every other one both refuse naming a field', () => {
     const port = fc.constantFrom(0, 8080, 8081, 10443, 9443);
     const generated = fc.record({

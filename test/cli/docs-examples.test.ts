@@ -2,7 +2,8 @@
  * What the README and docs/ show is what the package does: every example file they name is shipped,
  * the plan they show comes from the shipped files, and docs/plan.md's JSON is the golden snapshot.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { GOLDEN_DIR } from '../golden.js';
@@ -42,6 +43,27 @@ describe('README and docs: the examples they show', function () {
   it("docs/plan.md's JSON example is the golden snapshot of that plan", () => {
     const block = /```json\n([\s\S]*?)```/.exec(read('docs/plan.md'))?.[1];
     expect(block).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change.json'), 'utf8'));
+  });
+});
+
+describe("docs/controller-manager.md's deployment modes", function () {
+  this.timeout(60_000);
+
+  it('each configuration example passes `controller-manager --check-config`', async () => {
+    const doc = read('docs/controller-manager.md');
+    const examples = [...doc.matchAll(/<!-- check-config: ([\w-]+) -->\n```yaml\n([\s\S]*?)```/g)];
+    expect(examples.map((m) => m[1])).to.deep.equal(['standalone', 'beside-gardenlet']);
+    const dir = mkdtempSync(join(tmpdir(), 'osc-docs-config-'));
+    try {
+      for (const [, name, text] of examples) {
+        const file = join(dir, `${name}.yaml`);
+        writeFileSync(file, text!);
+        const r = await runMain(['controller-manager', '--config', file, '--check-config']);
+        expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

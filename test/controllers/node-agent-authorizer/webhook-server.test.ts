@@ -11,6 +11,7 @@ import { Agent, request } from 'undici';
 import type { NodeAgentWorld } from '../../../controllers/node-agent-authorizer/decide.js';
 import {
   authorizerMetrics,
+  LEFT_TO_RESOURCE_MANAGER,
   type RunningAuthorizerServer,
   serveNodeAgentAuthorizer,
 } from '../../../controllers/node-agent-authorizer/webhook-server.js';
@@ -36,6 +37,7 @@ describe('node agent authorizer endpoint', () => {
   let tls: ServingCertificate;
   let server: RunningAuthorizerServer;
   let synced = true;
+  let acts = true;
   let agent: Agent;
   const registry = new Registry();
 
@@ -53,6 +55,7 @@ describe('node agent authorizer endpoint', () => {
           ? {
               synced: () => synced,
               world,
+              acts: () => acts,
               liveCsrRequester: async (name) =>
                 name === 'fresh' ? 'gardener.cloud:node-agent:machine:node-a' : undefined,
             }
@@ -117,6 +120,30 @@ describe('node agent authorizer endpoint', () => {
     } finally {
       synced = true;
     }
+  });
+
+  it('has no opinion on a shoot left to gardener-resource-manager, so the next authorizer decides', async () => {
+    const r = review('gardener.cloud:node-agent:machine:node-a', {
+      verb: 'get',
+      resource: 'nodes',
+      name: 'node-b',
+    });
+    acts = false;
+    synced = false;
+    try {
+      const answer = await post('/webhooks/auth/nodeagent/shoot--a--b', r);
+      expect(answer.status).to.equal(200);
+      expect(answer.body.status).to.deep.equal({
+        allowed: false,
+        reason: LEFT_TO_RESOURCE_MANAGER.reason,
+      });
+    } finally {
+      acts = true;
+      synced = true;
+    }
+    expect((await post('/webhooks/auth/nodeagent/shoot--a--b', r)).body.status).to.deep.include({
+      denied: true,
+    });
   });
 
   it("answers only a caller with the shoot's bearer token (401, before any decision)", async () => {

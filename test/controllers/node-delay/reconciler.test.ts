@@ -159,7 +159,7 @@ describe('node-delay controller: decisions', () => {
 describe('node-delay controller: reconciler', () => {
   const ctx = () => ({ signal: new AbortController().signal, log: silentLogger });
 
-  function setup(annotations: Record<string, string> = {}) {
+  function setup(annotations: Record<string, string> = {}, acts?: () => boolean) {
     const nodes: unknown[] = twelve();
     const patches: { name: string; body: NodeDelayPatchBody }[] = [];
     const events: string[] = [];
@@ -175,6 +175,7 @@ describe('node-delay controller: reconciler', () => {
       shoot: 'shoot--a--b',
       shootAnnotations: () => annotations,
       nodes: () => nodes,
+      acts,
       patcher: {
         async patch(name, body) {
           patches.push({ name, body });
@@ -201,6 +202,17 @@ describe('node-delay controller: reconciler', () => {
     ]);
     expect((await t.metrics.nodes.get()).values[0]?.value).to.equal(12);
     expect((await t.metrics.patches.get()).values[0]).to.deep.include({ value: 12 });
+  });
+
+  it('writes nothing while the shoot is left to gardener-resource-manager, and everything once it is not', async () => {
+    let acts = false;
+    const t = setup({}, () => acts);
+    expect(await t.reconciler.reconcile('shoot--a--b', ctx())).to.deep.equal({ requeueAfterMs: 60_000 });
+    expect(t.patches).to.deep.equal([]);
+    expect(t.reconciler.assignment).to.equal(undefined);
+    acts = true;
+    await t.reconciler.reconcile('shoot--a--b', ctx());
+    expect(t.patches).to.have.length(12);
   });
 
   it('requeues soon on a conflict, backing off, and patches again with the newer resourceVersion', async () => {

@@ -23,11 +23,33 @@ describe('ControllerManagerConfiguration', () => {
     expect(c.featureGates.UseGardenerNodeAgent).to.equal(true);
     expect(c.controllers.operatingSystemConfig.waitTimeout).to.equal(180_000);
     expect(c.controllers.operatingSystemConfig.syncPeriod).to.equal(3_600_000);
-    expect(c.controllers.nodeDelay).to.deep.equal({ enabled: true, minDelay: 0 });
+    expect(c.controllers.nodeDelay).to.deep.equal({ enabled: true, minDelay: 0, inV150Mode: false });
+    expect(c.controllers.nodeAgentCsrApprover).to.deep.equal({ inV150Mode: false });
+    expect(c.controllers.nodeAgentAuthorizer).to.deep.equal({ inV150Mode: false });
     expect(c.controllers.osLocal).to.deep.equal({ enabled: false, types: ['local'] });
     expect(c.leaderElection).to.include({ enabled: true, leaseDuration: 15_000, renewDeadline: 10_000 });
     expect(c.server.healthProbes.port).to.equal(8081);
     expect(c.server.metrics.port).to.equal(8080);
+  });
+
+  it('turns on a controller left to gardener-resource-manager in v1.150.0, naming a wrong value', () => {
+    const selector = 'clusterSelector:\n  matchLabels:\n    a: b\n';
+    const on = parseControllerManagerConfiguration(
+      `${header}${selector}controllers:\n  nodeDelay: {inV150Mode: true}\n  nodeAgentAuthorizer: {inV150Mode: true}\n`,
+    );
+    if (!on.ok) throw new Error(JSON.stringify(on.errors));
+    expect(on.value.controllers.nodeDelay.inV150Mode).to.equal(true);
+    expect(on.value.controllers.nodeAgentAuthorizer.inV150Mode).to.equal(true);
+    expect(on.value.controllers.nodeAgentCsrApprover.inV150Mode).to.equal(false);
+    const wrong = parseControllerManagerConfiguration(
+      `${header}${selector}controllers:\n  nodeAgentCsrApprover: {inV150Mode: "yes", enabled: true}\n`,
+    );
+    expect(wrong.ok).to.equal(false);
+    if (!wrong.ok)
+      expect(wrong.errors.map((e) => e.field).sort()).to.deep.equal([
+        'controllers.nodeAgentCsrApprover.enabled',
+        'controllers.nodeAgentCsrApprover.inV150Mode',
+      ]);
   });
 
   it('takes the contract for every Cluster and names a wrong one', () => {

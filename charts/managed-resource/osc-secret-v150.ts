@@ -9,21 +9,15 @@
  * `spec.files` are inlined; those of `status.extensionFiles` are left as they are, as upstream.
  */
 import {
-  ANNOTATION,
-  DATA_KEY,
   fileWire,
-  LABEL,
-  LABEL_VALUE,
-  NAMESPACE_KUBE_SYSTEM,
   OSC_API_VERSION,
   OSC_KIND,
   type OscFile,
   type OscUnit,
-  sha256Hex,
   stringifyYaml,
   unitWire,
 } from '../../api/index.js';
-import { inlineSecretRefs, type SeedSecrets, type ShootSecret } from './osc-secret.js';
+import { inlineSecretRefs, oscSecretOf, type SeedSecrets, type ShootSecret } from './osc-secret.js';
 
 /** The parts of a v1.150 reconcile OSC the stripped `osc.yaml` keeps, the v1.150-only ones as Go-shaped objects. */
 export interface StrippableOscV150 {
@@ -74,16 +68,5 @@ export function oscSecretV150(
   pool: string,
   secrets: SeedSecrets,
 ): ShootSecret {
-  const yaml = oscYamlV150(osc, secrets);
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: secretName,
-      namespace: NAMESPACE_KUBE_SYSTEM,
-      labels: { [LABEL.gardenerRole]: LABEL_VALUE.roleOperatingSystemConfig, [LABEL.workerPool]: pool },
-      annotations: { [ANNOTATION.checksumDataScript]: sha256Hex(yaml) },
-    },
-    data: { [DATA_KEY.osc]: Buffer.from(yaml, 'utf8').toString('base64') },
-  };
+  return oscSecretOf(oscYamlV150(osc, secrets), secretName, pool);
 }

@@ -105,7 +105,14 @@ export function oscSecret(
   pool: string,
   secrets: SeedSecrets,
 ): ShootSecret {
-  const yaml = oscYaml(osc, secrets);
+  return oscSecretOf(oscYaml(osc, secrets), secretName, pool);
+}
+
+/**
+ * The OSC secret of a worker pool around its `osc.yaml`, whichever contract wrote that: the same
+ * name, labels, checksum annotation and data key in v1.91.4 and v1.150.0.
+ */
+export function oscSecretOf(yaml: string, secretName: string, pool: string): ShootSecret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',

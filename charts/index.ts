@@ -6,11 +6,7 @@
  * `gardener-osc/api`, the YAML codec `gardener-osc/yaml`, the reference OS extension's user-data
  * renderer `gardener-osc/os-local`.
  */
-export {
-  assertRenderable,
-  ContractNotRenderedError,
-  RENDERABLE_GARDENER_VERSIONS,
-} from './contract-support.js';
+export { NotInContractV150Error, renderNodeConfigurationV150 } from './node-configuration-v150.js';
 export {
   type NodeConfiguration,
   type NodeConfigurationInput,

@@ -9,13 +9,12 @@ import {
   DEFAULT_GARDENER_VERSION,
   type GardenerVersion,
   type Instant,
-  LABEL,
   NAME,
   type OperatingSystemConfig,
 } from '../api/index.js';
 import { cloudConfigStatus } from '../components/os-local/status.js';
 import { renderUserData } from '../components/os-local/user-data.js';
-import { assertRenderable } from './contract-support.js';
+import { withInjectedLabels } from './managed-resource/injected-labels.js';
 import {
   type LegacyPool,
   legacyExecutorResources,
@@ -24,6 +23,7 @@ import {
 import { managedResource, managedResourceSecret, registryData } from './managed-resource/managed-resource.js';
 import { oscSecret, type SeedSecrets, type ShootSecret } from './managed-resource/osc-secret.js';
 import { nodeAgentRbac } from './managed-resource/rbac.js';
+import { renderNodeConfigurationV150 } from './node-configuration-v150.js';
 import { oscContents } from './operating-system-config/osc-contents.js';
 import { oscObject } from './operating-system-config/osc-object.js';
 import { shootAccessSecrets } from './shoot-access.js';
@@ -33,13 +33,16 @@ import { shootValues, workerPoolContext } from './values/worker-pool-context.js'
 export interface NodeConfigurationInput {
   readonly cluster: Cluster;
   readonly values: RenderValues;
-  /** The contract rendered (default v1.91.4); one that is not rendered yet throws ContractNotRenderedError. */
+  /** The contract rendered (default v1.91.4); v1.150.0 refuses what it does not have (NotInContractV150Error). */
   readonly gardenerVersion?: GardenerVersion;
   readonly useGardenerNodeAgent: boolean;
   /** Legacy (cloud-config-downloader) nodes remain; implied when the gate is off. */
   readonly legacyNodes: boolean;
   readonly now: Instant;
-  /** Reconcile OSCs as the OS extension left them (with status); default: as rendered, status empty. */
+  /**
+   * Reconcile OSCs as the OS extension left them (with status), by name; default: as rendered,
+   * status empty. In v1.150.0 mode read as the Go-shaped objects they are.
+   */
   readonly reconciledOscs?: ReadonlyMap<string, OperatingSystemConfig>;
   /** The OS extension's output for a reconcile OSC; default: the reference rendering of components/os-local. */
   readonly osExtension?: (osc: OperatingSystemConfig) => OsExtensionRendering;
@@ -85,8 +88,9 @@ export interface NodeConfiguration {
 }
 
 export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConfiguration {
+  const gardenerVersion = input.gardenerVersion ?? DEFAULT_GARDENER_VERSION;
+  if (gardenerVersion === 'v1.150.0') return renderNodeConfigurationV150(input);
   const { cluster, values, useGardenerNodeAgent, now } = input;
-  assertRenderable(input.gardenerVersion ?? DEFAULT_GARDENER_VERSION);
   const shoot = shootValues(cluster, values, useGardenerNodeAgent);
   const legacyNodes = input.legacyNodes || !useGardenerNodeAgent;
   const seed: RenderedObject[] = [
@@ -148,11 +152,6 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
 
   if (input.oscsOnly) return { seed, shoot: [], warnings };
   const shootObjects: RenderedObject[] = [];
-  // what gardener-resource-manager writes into the shoot: the objects with the injected labels
-  const injected = (o: RenderedObject): RenderedObject => {
-    const metadata = o.metadata as { labels?: Record<string, string> };
-    return { ...o, metadata: { ...metadata, labels: { ...metadata.labels, [LABEL.noCleanup]: 'true' } } };
-  };
   if (useGardenerNodeAgent) {
     const rbac = nodeAgentRbac(
       oscSecrets.map((s) => s.metadata.name),
@@ -173,7 +172,10 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
         secrets.map((s) => s.metadata.name ?? ''),
       ),
     );
-    shootObjects.push(...oscSecrets.map(injected), ...(rbac as unknown as RenderedObject[]).map(injected));
+    shootObjects.push(
+      ...oscSecrets.map(withInjectedLabels),
+      ...(rbac as unknown as RenderedObject[]).map(withInjectedLabels),
+    );
   }
   if (legacyNodes) {
     const legacy = legacyExecutorResources(
@@ -184,7 +186,7 @@ export function renderNodeConfiguration(input: NodeConfigurationInput): NodeConf
       shoot.nodeAgentIdentity,
     );
     seed.push(...(legacy.seed as RenderedObject[]));
-    shootObjects.push(...(legacy.shoot as unknown as RenderedObject[]).map(injected));
+    shootObjects.push(...(legacy.shoot as unknown as RenderedObject[]).map(withInjectedLabels));
     if (!input.osExtension) {
       warnings.push(
         `ManagedResource ${NAME.managedResourceLegacy}: the executors carry the reference OS-extension rendering of the reconcile OSCs (no OS extension ran)`,

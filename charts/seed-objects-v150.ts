@@ -34,6 +34,8 @@ export function seedObjectsV150(
   namespace: string,
   now: Instant,
   secrets: SeedSecrets,
+  /** Reconcile OSCs as the OS extension left them (with status), by name; default: as rendered. */
+  reconciledOscs?: ReadonlyMap<string, unknown>,
 ): SeedObjectsV150 {
   const seed: Record<string, unknown>[] = [];
   const shoot: Record<string, unknown>[] = [];
@@ -41,9 +43,11 @@ export function seedObjectsV150(
   for (const { pool, provision, reconcile } of pools) {
     const reconcileOsc = oscObjectV150(pool, 'reconcile', reconcile, namespace, now);
     seed.push(oscObjectV150(pool, 'provision', provision, namespace, now), reconcileOsc);
-    // the Go-shaped OSC object carries the spec the stripping reads
+    // the Go-shaped OSC object carries the spec and status the stripping reads
+    const reconciled =
+      reconciledOscs?.get(String((reconcileOsc.metadata as { name: string }).name)) ?? reconcileOsc;
     const oscSecret = oscSecretV150(
-      reconcileOsc as unknown as StrippableOscV150,
+      reconciled as unknown as StrippableOscV150,
       pool.key,
       pool.pool,
       secrets,

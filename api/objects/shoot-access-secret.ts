@@ -75,3 +75,14 @@ export const VALITAIL_ACCESS = {
   targetSecretName: NAME.valitail,
   tokenExpirationDuration: ACCESS_TOKEN_EXPIRATION,
 } as const;
+/**
+ * The v1.150.0 log shipper's token (gardener v1.150.0
+ * pkg/component/observability/opentelemetry/collector/collector.go
+ * `newLoggingAgentShootAccessSecret`), rendered where v1.91.4 mode renders valitail's.
+ */
+export const OPENTELEMETRY_COLLECTOR_ACCESS = {
+  name: 'opentelemetry-collector',
+  serviceAccountName: NAME.openTelemetryCollector,
+  targetSecretName: NAME.openTelemetryCollector,
+  tokenExpirationDuration: ACCESS_TOKEN_EXPIRATION,
+} as const;

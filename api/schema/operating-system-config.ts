@@ -1,6 +1,10 @@
 /**
- * OperatingSystemConfig (extensions.gardener.cloud/v1alpha1), the fields of Gardener v1.91 plus
- * the status fields the legacy executor reads. Field optionality mirrors Go's `omitempty`:
+ * OperatingSystemConfig (extensions.gardener.cloud/v1alpha1): the fields of both contracts, Gardener
+ * v1.91.4 (with the status fields the legacy executor reads) and v1.150.0 (the class, containerd's
+ * configuration and cgroup driver in `criConfig`, a file's `hostName`, `inPlaceUpdates`; gardener
+ * v1.150.0 pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go), so that one CRD and one
+ * decoder serve a seed and a node of either contract. What each contract writes is checked by its
+ * own oracle (test/compat). Field optionality mirrors Go's `omitempty`:
  * `purpose`, `type`, a file's `content` and an inline's `encoding`/`data` are always written
  * (api/objects/osc-wire.ts writes them as Go does). Read tolerantly, a missing or null field is
  * Go's zero value: an inline file without `encoding` is plain text, as for upstream's agent.
@@ -62,6 +66,55 @@ export function oscSchemas(mode: Strictness) {
     path: zero(HostPath, ''),
     permissions: opt(z.number().int().min(0).max(0o7777).describe('file mode as a decimal number')),
     content: zero(FileContent, {}),
+    hostName: opt(z.string().describe('v1.150.0: only the node of this hostname writes the file')),
+  });
+
+  const RegistryHost = o({
+    url: zero(z.string(), ''),
+    capabilities: opt(z.array(z.string())),
+    caCerts: opt(z.array(z.string())),
+    overridePath: opt(z.boolean()),
+  });
+
+  const ContainerdConfig = o({
+    registries: opt(
+      z.array(
+        o({
+          upstream: zero(z.string(), ''),
+          server: opt(z.string()),
+          hosts: opt(z.array(RegistryHost)),
+          readinessProbe: opt(z.boolean()),
+        }),
+      ),
+    ),
+    sandboxImage: zero(z.string(), ''),
+    plugins: opt(
+      z.array(
+        o({
+          op: opt(z.string()),
+          path: opt(z.array(z.string())),
+          values: opt(rawObject('merged into the plugin configuration of config.toml')),
+        }),
+      ),
+    ),
+  });
+
+  const CriConfig = o({
+    name: zero(z.string(), ''),
+    cgroupDriver: opt(z.string().describe('v1.150.0: systemd or cgroupfs')),
+    containerd: opt(ContainerdConfig),
+  });
+
+  const lastInitiation = o({ lastInitiationTime: opt(z.string()) });
+  const InPlaceUpdates = o({
+    operatingSystemVersion: zero(z.string(), ''),
+    kubelet: zero(z.string(), ''),
+    credentialsRotation: opt(
+      o({ certificateAuthorities: opt(lastInitiation), serviceAccountKey: opt(lastInitiation) }),
+    ),
+  });
+  const InPlaceUpdatesStatus = o({
+    osUpdate: opt(o({ command: zero(z.string(), ''), args: opt(z.array(z.string())) })),
   });
 
   const LastOperation = o({
@@ -83,13 +136,15 @@ export function oscSchemas(mode: Strictness) {
   const purpose: z.ZodType<OscPurpose | (string & {})> =
     mode === 'strict' ? z.enum(OSC_PURPOSES) : z.string();
   const Spec = o({
-    criConfig: opt(o({ name: zero(z.string(), '') })),
+    criConfig: opt(CriConfig),
     type: zero(z.string(), ''),
+    class: opt(z.string()),
     providerConfig: opt(rawObject('passed to the OS extension unchanged')),
     purpose: zero(purpose, ''),
     reloadConfigFilePath: opt(z.string()),
     units: opt(z.array(Unit)),
     files: opt(z.array(File)),
+    inPlaceUpdates: opt(InPlaceUpdates),
   });
 
   const Status = o({
@@ -108,6 +163,7 @@ export function oscSchemas(mode: Strictness) {
     command: opt(z.string()),
     units: opt(z.array(z.string())),
     files: opt(z.array(z.string())),
+    inPlaceUpdates: opt(InPlaceUpdatesStatus),
   });
 
   const OperatingSystemConfig = o({

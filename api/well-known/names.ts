@@ -12,6 +12,8 @@ export const NAMESPACE_KUBE_SYSTEM = 'kube-system';
 export const NAME = {
   nodeAgent: 'gardener-node-agent',
   valitail: 'gardener-valitail',
+  /** The v1.150.0 log shipper's ServiceAccount and token secret in the shoot. */
+  openTelemetryCollector: 'gardener-opentelemetry-collector',
   downloader: 'cloud-config-downloader',
   nodeAgentLeasePrefix: 'gardener-node-agent-',
   shootAccessPrefix: 'shoot-access-',

@@ -7,7 +7,12 @@
  * reads only), whether the OS extension reported every OSC ready, what the ManagedResource needs,
  * and which OSCs are stale.
  */
-import type { ClusterObject, ManagedResource, OperatingSystemConfig } from '../../api/index.js';
+import type {
+  ClusterObject,
+  GardenerVersion,
+  ManagedResource,
+  OperatingSystemConfig,
+} from '../../api/index.js';
 import { mergePatchChanges } from '../../seed/kube/seed-writes.js';
 import { legacyNodesRemain, type MigrationState } from '../../seed/migration-state/state.js';
 import { oscReadiness } from './osc-readiness.js';
@@ -45,12 +50,27 @@ export function finalizersWith(live: ClusterObject, present: boolean): string[] 
  */
 export type MigrationInput =
   | { readonly wait: true }
-  | { readonly wait: false; readonly legacyNodes: boolean };
+  | { readonly wait: false; readonly legacyNodes: boolean }
+  /** The Cluster's contract cannot be rendered for it yet; the message says why and what to do. */
+  | { readonly wait: false; readonly blocked: string };
 
 export function migrationInput(
   useGardenerNodeAgent: boolean,
   state: MigrationState | undefined,
+  gardenerVersion: GardenerVersion = 'v1.91.4',
 ): MigrationInput {
+  if (gardenerVersion === 'v1.150.0') {
+    // every node of v1.150.0 runs the agent (the migration ended in v1.92.0): a shoot whose legacy
+    // nodes remain would lose their executor, so it stays on v1.91.4 until its migration is done
+    if (!useGardenerNodeAgent)
+      return { wait: false, blocked: 'the v1.150.0 contract needs the feature gate UseGardenerNodeAgent' };
+    if (state && legacyNodesRemain(true, state))
+      return {
+        wait: false,
+        blocked: `legacy nodes remain (migration phase ${state.phase}): the v1.150.0 contract has no cloud-config-downloader; the shoot switches once its migration is done`,
+      };
+    return { wait: false, legacyNodes: false };
+  }
   if (useGardenerNodeAgent && !state) return { wait: true };
   return { wait: false, legacyNodes: legacyNodesRemain(useGardenerNodeAgent, state) };
 }

@@ -202,11 +202,16 @@ export class OscReconciler {
   ) {
     const namespace = cluster.name;
     const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
-    const migration = migrationInput(gate, await readMigrationState(this.o.seed, namespace));
+    const migration = migrationInput(gate, await readMigrationState(this.o.seed, namespace), gardenerVersion);
     if (migration.wait) {
       // the migration controller records the first phase; its write enqueues this shoot again
       ctx.log.debug('Waiting for the migration controller to record the first phase');
       return { requeueAfterMs: WAIT_INTERVAL_MS };
+    }
+    if ('blocked' in migration) {
+      // the migration's next phase enqueues this shoot again; nothing is written meanwhile
+      this.event(namespace, 'Warning', 'ContractSwitchBlocked', migration.blocked);
+      return { requeueAfterMs: RETRY_MS };
     }
     const input = {
       cluster,

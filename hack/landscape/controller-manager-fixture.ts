@@ -55,6 +55,8 @@ export async function createShootFixture(
   applyMode: 'managedResource' | 'direct',
   /** Names the shoot `shoot--it--<id>` (default: random), e.g. when the shoot's API server must know it first. */
   fixedId?: string,
+  /** The Cluster (its metadata's annotations are kept; default examples/cluster.yaml). */
+  cluster: ClusterObject = exampleCluster(),
 ): Promise<ShootFixture> {
   const id = fixedId ?? randomBytes(3).toString('hex');
   const namespace = `shoot--it--${id}`;
@@ -89,8 +91,12 @@ export async function createShootFixture(
     sshPublicKey: `ssh-rsa AAAA${id} current`,
   });
   await createObject(seedClient, RESOURCE.cluster, {
-    ...exampleCluster(),
-    metadata: { name: namespace, labels: { [SELECTOR_LABEL]: selector } },
+    ...cluster,
+    metadata: {
+      name: namespace,
+      labels: { [SELECTOR_LABEL]: selector },
+      ...(cluster.metadata?.annotations ? { annotations: cluster.metadata.annotations } : {}),
+    },
   });
   const readCluster = () => readClusterObject(seedAdmin, namespace);
   const managers: RunningManager[] = [];

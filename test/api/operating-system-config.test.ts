@@ -55,7 +55,7 @@ describe('OperatingSystemConfig schema', () => {
   });
 
   it('strict mode rejects fields we do not render; tolerant mode ignores them (a newer gardenlet)', () => {
-    const value = osc({ units: [{ ...UNIT, futureKnob: true }], inPlaceUpdates: { os: '1' } });
+    const value = osc({ units: [{ ...UNIT, futureKnob: true }], futureSpec: { os: '1' } });
     const strict = decodeWith(StrictOsc.OperatingSystemConfig, value);
     expect(strict.ok).to.equal(false);
     if (!strict.ok)
@@ -66,6 +66,56 @@ describe('OperatingSystemConfig schema', () => {
     const tolerant = decodeWith(TolerantOsc.OperatingSystemConfig, value);
     expect(tolerant.ok).to.equal(true);
     if (tolerant.ok) expect(tolerant.value.spec.units?.[0]).not.to.have.property('futureKnob');
+  });
+
+  it("reads the fields of the v1.150.0 contract: criConfig, a file's hostName, inPlaceUpdates", () => {
+    const value = osc(
+      {
+        class: 'shoot',
+        criConfig: {
+          name: 'containerd',
+          cgroupDriver: 'systemd',
+          containerd: {
+            sandboxImage: 'registry.k8s.io/pause:3.10',
+            registries: [
+              {
+                upstream: 'docker.io',
+                server: 'https://registry-1.docker.io',
+                hosts: [
+                  {
+                    url: 'https://mirror.local',
+                    capabilities: ['pull', 'resolve'],
+                    caCerts: ['/etc/ca.pem'],
+                  },
+                ],
+                readinessProbe: true,
+              },
+            ],
+            plugins: [{ op: 'add', path: ['io.containerd.grpc.v1.cri'], values: { enable_cdi: true } }],
+          },
+        },
+        files: [{ ...FILE, hostName: 'node-a' }],
+        inPlaceUpdates: {
+          operatingSystemVersion: '1877.0.0',
+          kubelet: '1.34.1',
+          credentialsRotation: { certificateAuthorities: { lastInitiationTime: '2026-01-01T00:00:00Z' } },
+        },
+      },
+      { status: { inPlaceUpdates: { osUpdate: { command: '/opt/bin/update', args: ['--now'] } } } },
+    );
+    for (const schema of [StrictOsc.OperatingSystemConfig, TolerantOsc.OperatingSystemConfig]) {
+      const r = decodeWith(schema, value);
+      expect(r.ok).to.equal(true);
+      if (!r.ok) continue;
+      expect(r.value.spec.criConfig?.containerd?.registries?.[0]?.hosts?.[0]?.capabilities).to.deep.equal([
+        'pull',
+        'resolve',
+      ]);
+      expect(r.value.spec.criConfig?.cgroupDriver).to.equal('systemd');
+      expect(r.value.spec.files?.[0]?.hostName).to.equal('node-a');
+      expect(r.value.spec.inPlaceUpdates?.kubelet).to.equal('1.34.1');
+      expect(r.value.status?.inPlaceUpdates?.osUpdate?.args).to.deep.equal(['--now']);
+    }
   });
 
   it('rejects the whole OSC for one bad path, naming it', () => {

@@ -73,22 +73,55 @@ describe('render --gardener-version', () => {
     );
   });
 
-  it('refuses 1.35 for v1.91.4 as before, and accepts it for v1.150.0 up to the render', () => {
+  it('refuses 1.35 for v1.91.4 as before, and renders it for v1.150.0', () => {
     expect(() => fromMemory(example('1.35.1'))).to.throw(
       UsageError,
       'unsupported kubernetes version "1.35.1"',
     );
-    // the minors pass; the render itself is what v1.150.0 does not do yet
-    expect(() => fromMemory(example('1.35.1'), 'v1.150.0')).to.throw(
-      UsageError,
-      '--gardener-version: the Gardener v1.150.0 contract is not rendered yet',
-    );
+    const rendered = fromMemory(example('1.35.1'), 'v1.150.0');
+    expect(rendered.gardenerVersion).to.equal('v1.150.0');
+    const oscs = rendered.objects.filter((o) => o.kind === 'OperatingSystemConfig');
+    // v1.150.0 names: no image name, a 16-hex key
+    expect(oscs.map((o) => (o.metadata as { name: string }).name)).to.have.length(6);
+    for (const o of oscs)
+      expect((o.metadata as { name: string }).name).to.match(
+        /^gardener-node-agent-[a-z-]+-[0-9a-f]{16}-(init|original)$/,
+      );
   });
 
   it('takes the Cluster annotation unless the flag says otherwise', () => {
     const annotated = example('1.34.1', 'v1.150.0');
-    expect(() => fromMemory(annotated)).to.throw(UsageError, 'v1.150.0 contract is not rendered yet');
+    expect(fromMemory(annotated).gardenerVersion).to.equal('v1.150.0');
     expect(fromMemory(annotated, 'v1.91.4').gardenerVersion).to.equal('v1.91.4');
+    expect(bytes(fromMemory(annotated).objects)).to.equal(
+      bytes(fromMemory(example('1.34.1'), 'v1.150.0').objects),
+    );
+  });
+
+  it('refuses in v1.150.0 mode what that contract does not have, naming it', () => {
+    const cluster = example('1.34.1');
+    const withSource = (extra: Record<string, unknown>) => () =>
+      renderSource({
+        cluster,
+        clusterName: 'cluster test',
+        values: parseYaml(readFileSync(VALUES, 'utf8')),
+        target: 'seed',
+        now: DEFAULT_NOW,
+        gardenerVersion: 'v1.150.0',
+        ...extra,
+      });
+    expect(withSource({ legacyNodes: true })).to.throw(
+      UsageError,
+      'legacy nodes (cloud-config-downloader) is not part of the Gardener v1.150.0 contract',
+    );
+    expect(withSource({ featureGates: 'UseGardenerNodeAgent=false' })).to.throw(
+      UsageError,
+      'feature gate UseGardenerNodeAgent=false is not part',
+    );
+    expect(withSource({ nodeAgentIdentity: 'serviceAccount' })).to.throw(
+      UsageError,
+      'nodeAgentIdentity serviceAccount',
+    );
   });
 
   it('names a wrong flag and a wrong annotation', () => {
@@ -102,12 +135,28 @@ describe('render --gardener-version', () => {
     );
   });
 
-  it('plans with the contract of each Cluster, and refuses a switch it cannot render', () => {
+  it('plans the switch from v1.91.4 to v1.150.0: every pool rolls to a renamed OSC secret', () => {
     const source = (cluster: unknown) => ({ cluster, clusterName: 'cluster test', placeholderValues: true });
     const same = planSources({ current: source(example('1.34.1')), next: source(example('1.34.1')) });
-    expect(same.view.pools.length).to.be.greaterThan(0);
-    expect(() =>
-      planSources({ current: source(example('1.34.1')), next: source(example('1.34.1', 'v1.150.0')) }),
-    ).to.throw(UsageError, 'v1.150.0 contract is not rendered yet');
+    expect(same.view.pools.map((p) => p.changed)).to.deep.equal([false, false, false]);
+    const { view } = planSources({
+      current: source(example('1.34.1')),
+      next: source(example('1.34.1', 'v1.150.0')),
+    });
+    expect(view.pools.map((p) => p.name)).to.deep.equal(['cpu-worker', 'gpu-worker', 'arm-worker']);
+    for (const pool of view.pools) {
+      expect(pool.changed, pool.name).to.equal(true);
+      expect(pool.secret?.from, pool.name).to.match(
+        new RegExp(`^gardener-node-agent-${pool.name}-[0-9a-f]{5}$`),
+      );
+      expect(pool.secret?.to, pool.name).to.match(
+        new RegExp(`^gardener-node-agent-${pool.name}-[0-9a-f]{16}$`),
+      );
+      // the agent's own configuration moves to its v1.150 file, and the kubelet gets systemd's cgroups
+      expect(pool.summary, pool.name).to.include(
+        '/var/lib/gardener-node-agent/config-v1.150.0.yaml (new file)',
+      );
+      expect(pool.summary, pool.name).to.include('cgroupDriver cgroupfs → systemd');
+    }
   });
 });

@@ -43,6 +43,7 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { EXAMPLE_CLUSTER_V150_FILE, exampleCluster } from '../../hack/landscape/example-cluster.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
@@ -235,6 +236,86 @@ describe('controller-manager against seed and shoot API servers', function () {
         f.namespace,
       );
       expect(mrs.items).to.deep.equal([]);
+    });
+  });
+
+  describe('with a v1.150.0 Cluster (examples/cluster-v1.150.yaml)', () => {
+    let f: ShootFixture;
+    before(async () => {
+      f = await createShootFixture(
+        seed,
+        shoot,
+        'managedResource',
+        undefined,
+        exampleCluster(EXAMPLE_CLUSTER_V150_FILE),
+      );
+    });
+    after(async () => f?.cleanUp());
+
+    it('renders the v1.150.0 contract: its OSC names, its ManagedResource secrets, its stripped osc.yaml', async () => {
+      const decoded = decodeCluster(await f.cluster());
+      if (!decoded.ok) throw new Error(`bad cluster: ${JSON.stringify(decoded.errors)}`);
+      const { values } = await seedRenderValues(seedClient(seed), f.namespace, decoded.value, f.config());
+      const input = {
+        cluster: decoded.value,
+        values,
+        gardenerVersion: 'v1.150.0' as const,
+        useGardenerNodeAgent: true,
+        legacyNodes: false,
+        now: instantFromDate(new Date()),
+      };
+      const wanted = oscNames(renderNodeConfiguration(input).seed);
+      for (const name of wanted)
+        expect(name).to.match(/^gardener-node-agent-[a-z-]+-[0-9a-f]{16}-(init|original)$/);
+      await f.start(f.config());
+      await eventuallyPasses(async () => {
+        const oscs = await listOscs(f);
+        expect(oscs.map((o) => o.metadata.name).sort()).to.deep.equal(wanted);
+        for (const osc of oscs)
+          expect(osc.status?.lastOperation?.state, osc.metadata.name).to.equal('Succeeded');
+      }, 60_000);
+      // the API server kept what only v1.150.0 writes (the CRD knows both contracts)
+      const reconcile = (await listOscs(f)).find(
+        (o) =>
+          o.metadata.name?.startsWith('gardener-node-agent-cpu-worker-') && o.spec.purpose === 'reconcile',
+      );
+      expect(reconcile?.spec.criConfig).to.deep.include({ name: 'containerd', cgroupDriver: 'systemd' });
+      expect(reconcile?.spec.criConfig?.containerd?.sandboxImage).to.equal('registry.k8s.io/pause:3.10');
+
+      const core = seed.kubeConfig.makeApiClient(CoreV1Api);
+      const live = new Map((await listOscs(f)).map((o) => [o.metadata.name ?? '', o]));
+      const expected = renderNodeConfiguration({ ...input, reconciledOscs: live });
+      const expectedSecrets = expected.seed.filter(
+        (o) => o.kind === 'Secret' && o.metadata.name?.startsWith('managedresource-'),
+      );
+      const mrSecrets = async () =>
+        (
+          await core.listNamespacedSecret({
+            namespace: f.namespace,
+            labelSelector: `${LABEL.managedResource}=shoot-gardener-node-agent`,
+          })
+        ).items;
+      await eventuallyPasses(
+        async () =>
+          expect((await mrSecrets()).map((s) => s.metadata?.name).sort()).to.deep.equal(
+            expectedSecrets.map((o) => o.metadata.name).sort(),
+          ),
+        30_000,
+      );
+      // byte for byte: the compressed registry data of every ManagedResource secret
+      for (const secret of await mrSecrets()) {
+        const want = expectedSecrets.find(
+          (o) => o.metadata.name === secret.metadata?.name,
+        ) as unknown as V1Secret;
+        expect(secret.data, secret.metadata?.name).to.deep.equal(want.data);
+      }
+      // no ServiceAccount token for the agent, no downloader: v1.150.0 agents join with the bootstrap token
+      for (const name of ['shoot-access-gardener-node-agent', 'shoot-access-cloud-config-downloader']) {
+        const access = await core
+          .readNamespacedSecret({ name, namespace: f.namespace })
+          .catch((e: unknown) => e);
+        expect(access, name).to.be.instanceOf(ApiException).and.to.have.property('code', 404);
+      }
     });
   });
 

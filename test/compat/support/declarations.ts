@@ -69,6 +69,21 @@ const NODE_AGENT_STATE = '/var/lib/gardener-node-agent/last-applied-osc.yaml';
 
 export const DECLARATIONS: readonly Declaration[] = [
   {
+    id: 'V150-2',
+    check: 'render-v1.150',
+    what: "gardener-user's run.sh is ours, in the OSCs and in the OSC secrets' osc.yaml",
+    covers: (d) => contentOf(d, '/var/lib/gardener-user/run.sh'),
+  },
+  {
+    id: 'V150-3',
+    check: 'render-v1.150',
+    what: "the log shipper's shoot-access secret is part of the render (gardenlet's observability component writes it)",
+    covers: (d) =>
+      d.subject === 'Secret shoot-access-opentelemetry-collector' &&
+      d.ours === 'rendered' &&
+      d.upstream === 'not rendered',
+  },
+  {
     id: '1',
     check: 'validate',
     what: 'Kubernetes 1.30+ in the NodeAgentConfiguration (upstream validates 1.25-1.29)',

@@ -5,7 +5,7 @@
  */
 import { parseYaml } from '../../../api/index.js';
 
-export type Check = 'validate' | 'render' | 'node-agent' | 'round-trip' | 'osc-secret';
+export type Check = 'validate' | 'render' | 'node-agent' | 'round-trip' | 'osc-secret' | 'render-v1.150';
 
 export interface Difference {
   readonly check: Check;

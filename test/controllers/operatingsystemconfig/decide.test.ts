@@ -67,6 +67,26 @@ describe('operatingsystemconfig: what the render takes from the migration', () =
     expect(migrationInput(true, state('CleaningUp'))).to.deep.equal({ wait: false, legacyNodes: false });
     expect(migrationInput(true, state('Completed'))).to.deep.equal({ wait: false, legacyNodes: false });
   });
+
+  it('renders v1.150.0 without legacy nodes, and holds a shoot whose legacy nodes remain on v1.91.4', () => {
+    const since = '2026-01-01T00:00:00Z';
+    expect(migrationInput(true, undefined, 'v1.150.0')).to.deep.equal({ wait: false, legacyNodes: false });
+    expect(migrationInput(true, { phase: 'Completed', since }, 'v1.150.0')).to.deep.equal({
+      wait: false,
+      legacyNodes: false,
+    });
+    expect(migrationInput(true, { phase: 'CleaningUp', since }, 'v1.150.0')).to.deep.equal({
+      wait: false,
+      legacyNodes: false,
+    });
+    const migrating = migrationInput(true, { phase: 'Migrating', since }, 'v1.150.0');
+    expect(migrating)
+      .to.have.property('blocked')
+      .that.matches(/legacy nodes remain \(migration phase Migrating\)/);
+    expect(migrationInput(false, undefined, 'v1.150.0'))
+      .to.have.property('blocked')
+      .that.includes('UseGardenerNodeAgent');
+  });
 });
 
 describe('operatingsystemconfig: only what differs is written', () => {

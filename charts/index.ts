@@ -6,7 +6,7 @@
  * `gardener-osc/api`, the YAML codec `gardener-osc/yaml`, the reference OS extension's user-data
  * renderer `gardener-osc/os-local`.
  */
-export { NotInContractV150Error, renderNodeConfigurationV150 } from './node-configuration-v150.js';
+
 export {
   type NodeConfiguration,
   type NodeConfigurationInput,
@@ -19,4 +19,5 @@ export {
   type RenderTarget,
   renderNodeConfigurationYaml,
 } from './node-configuration-chart.js';
+export { NotInContractV150Error, renderNodeConfigurationV150 } from './node-configuration-v150.js';
 export { type RenderValues, RenderValuesSchema } from './values/render-values.js';

@@ -20,8 +20,8 @@ import {
   parseRfc3339,
   stringifyYaml,
 } from '../api/index.js';
-import { NotInContractV150Error } from '../charts/node-configuration-v150.js';
 import { NodeConfigurationChart, type RenderTarget } from '../charts/node-configuration-chart.js';
+import { NotInContractV150Error } from '../charts/node-configuration-v150.js';
 import type { RenderValues } from '../charts/values/render-values.js';
 import { NodeInitError } from '../components/node-init/node-init.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
@@ -183,7 +183,8 @@ export function renderSource(source: RenderSource): RenderResult {
       throw new InputError(source.clusterName, [
         { type: 'Invalid', field: 'spec.shoot.spec.provider.workers', detail: e.message },
       ]);
-    if (e instanceof NotInContractV150Error) throw new UsageError(`--gardener-version v1.150.0: ${e.message}`);
+    if (e instanceof NotInContractV150Error)
+      throw new UsageError(`--gardener-version v1.150.0: ${e.message}`);
     throw e;
   }
   return {

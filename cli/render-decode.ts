@@ -4,22 +4,33 @@
  * contents become plain inline contents (`encoding: ""`, the same file on the node), a Secret's
  * `data` becomes `stringData` (as kubectl takes it), and a decoded text that is itself a YAML
  * object (a ManagedResource secret's manifests, the osc.yaml inside an OSC secret) is decoded
- * in turn, so a kubelet change diffs as the one changed line of its configuration. Our YAML codec
+ * in turn, so a kubelet change diffs as the one changed line of its configuration. A Brotli-compressed
+ * key (`data.yaml.br`, a v1.150.0 ManagedResource secret) is shown decompressed under its own key.
+ * Our YAML codec
  * writes multi-line strings as literal blocks. Bytes that are not UTF-8 text stay base64.
  *
- * File names for `--output` drop the hash-like segments of object names (the pool key hash
- * `46fed`, the checksum suffix `bb6026ad` of ManagedResource secrets), so a changed object keeps
+ * File names for `--output` drop the hash-like segments of object names (the pool key hash,
+ * `46fed` in v1.91.4 and `65ff4f8a02aee73f` in v1.150.0, the checksum suffix `bb6026ad` of
+ * ManagedResource secrets), so a changed object keeps
  * its file instead of appearing as a rename. Documented in docs/snapshots.md.
  */
+import { brotliDecompressSync } from 'node:zlib';
 import { parseYamlDocuments, stringifyYaml } from '../api/index.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The text of base64 `data` when it is UTF-8, else undefined (it stays base64). */
-function text(base64: string): string | undefined {
-  const bytes = Buffer.from(base64, 'base64');
+function text(base64: string, brotli = false): string | undefined {
+  let bytes = Buffer.from(base64, 'base64');
   if (bytes.toString('base64') !== base64.replace(/\s/g, '')) return undefined;
+  if (brotli) {
+    try {
+      bytes = brotliDecompressSync(bytes);
+    } catch {
+      return undefined;
+    }
+  }
   const decoded = bytes.toString('utf8');
   return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : undefined;
 }
@@ -56,7 +67,7 @@ function decodeSecretData(secret: Json): void {
   const stringData: Json = isObject(secret.stringData) ? { ...secret.stringData } : {};
   const data: Json = {};
   for (const [key, value] of Object.entries(secret.data)) {
-    const decoded = typeof value === 'string' ? text(value) : undefined;
+    const decoded = typeof value === 'string' ? text(value, key.endsWith('.br')) : undefined;
     if (decoded === undefined) data[key] = value;
     else stringData[key] = decodeText(decoded);
   }
@@ -79,8 +90,11 @@ export function stableName(name: string): string {
     .split('-')
     .filter((segment, i, all) => {
       const hashLike = /\d/.test(segment) && /^[0-9a-f]+$/.test(segment);
-      // the pool key hash (5 hex digits) anywhere, a checksum suffix (8) at the end
-      return !(hashLike && (segment.length === 5 || (segment.length === 8 && i === all.length - 1)));
+      // the pool key hash (5 hex digits in v1.91.4, 16 in v1.150.0) anywhere, a checksum suffix (8) at the end
+      return !(
+        hashLike &&
+        (segment.length === 5 || segment.length === 16 || (segment.length === 8 && i === all.length - 1))
+      );
     })
     .join('-');
 }

@@ -154,6 +154,10 @@ describe('gardener-osc render --output and --decode', function () {
     expect(stableName('managedresource-shoot-gardener-node-agent-rbac-e67c29e5')).to.equal(
       'managedresource-shoot-gardener-node-agent-rbac',
     );
+    // the v1.150.0 key is 16 hex digits
+    expect(stableName('gardener-node-agent-cpu-worker-65ff4f8a02aee73f-original')).to.equal(
+      'gardener-node-agent-cpu-worker-original',
+    );
     expect(stableName('shoot-access-valitail')).to.equal('shoot-access-valitail');
     expect(stableName('worker-12-abcde')).to.equal('worker-12-abcde');
   });

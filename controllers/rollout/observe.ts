@@ -103,9 +103,23 @@ export function nodeView(node: NodeObject, leases: LeaseStates): NodeView {
 }
 
 /**
+ * Whether a node reads `secret`: a node of the v1.150.0 contract names its OSC secret in the label
+ * `worker.gardener.cloud/gardener-node-agent-secret-name` (set by the kubelet's node labels; a new
+ * key changes it, gardener v1.150.0 pkg/nodeagent/controller/secretnamechange); a v1.91.4 node
+ * has no such label, and its key follows from its pool, Kubernetes minor and CRI.
+ */
+function readsSecret(node: NodeObject, pool: string, secret: SecretObject | undefined): boolean {
+  if (!secret) return true;
+  const named = node.metadata?.labels?.[LABEL.nodeAgentSecretName];
+  if (named !== undefined) return named === secret.metadata?.name;
+  const version = tryParseSemVer(node.metadata?.labels?.[LABEL.kubernetesVersion] ?? '');
+  return !version || key(pool, version, node.metadata?.labels?.[LABEL.criName]) === secret.metadata?.name;
+}
+
+/**
  * The pools and their nodes: a node belongs to the pool of its `worker.gardener.cloud/pool`
- * label; nodes being deleted and nodes of another key (another Kubernetes minor or CRI: a rolling
- * update replaces them, they read another secret) take no part.
+ * label; nodes being deleted and nodes of another key (another Kubernetes minor, CRI or contract:
+ * a rolling update replaces them, they read another secret) take no part.
  */
 export function observePools(
   pools: readonly string[],
@@ -119,15 +133,12 @@ export function observePools(
         s.metadata?.labels?.[LABEL.workerPool] === pool &&
         s.metadata?.labels?.[LABEL.gardenerRole] === LABEL_VALUE.roleOperatingSystemConfig,
     );
-    const members = nodes.filter((n) => {
-      if (n.metadata?.deletionTimestamp || n.metadata?.labels?.[LABEL.workerPool] !== pool) return false;
-      const version = tryParseSemVer(n.metadata?.labels?.[LABEL.kubernetesVersion] ?? '');
-      return (
-        !secret ||
-        !version ||
-        key(pool, version, n.metadata?.labels?.[LABEL.criName]) === secret.metadata?.name
-      );
-    });
+    const members = nodes.filter(
+      (n) =>
+        !n.metadata?.deletionTimestamp &&
+        n.metadata?.labels?.[LABEL.workerPool] === pool &&
+        readsSecret(n, pool, secret),
+    );
     return {
       pool,
       target: secret?.metadata?.annotations?.[ANNOTATION.checksumDataScript] || undefined,

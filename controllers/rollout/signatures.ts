@@ -17,7 +17,13 @@ const NODE_FIELDS_READ = [
   PERMITTED_CHECKSUM_ANNOTATION,
   ...NODE_AGENT_REPORT_ANNOTATIONS,
 ];
-const NODE_LABELS_READ = [LABEL.workerPool, LABEL.zone, LABEL.kubernetesVersion, LABEL.criName];
+const NODE_LABELS_READ = [
+  LABEL.workerPool,
+  LABEL.zone,
+  LABEL.kubernetesVersion,
+  LABEL.criName,
+  LABEL.nodeAgentSecretName,
+];
 
 /** The annotations and labels the gate reads, deletion, Ready (and since when), the taints. */
 export function nodeSignature(n: NodeObject): string {

@@ -45,7 +45,10 @@ function actsFor(config: ControllerManagerConfiguration, controller: ResourceMan
 
 /** The controllers the configuration turns on. */
 export function seedControllers(config: ControllerManagerConfiguration): ControllerSet {
-  const seed: SeedControllerStarter[] = [addOscController, addMigrationController];
+  // beside a gardenlet that renders, the render and its migration stay out (docs/controller-manager.md)
+  const seed: SeedControllerStarter[] = config.controllers.operatingSystemConfig.enabled
+    ? [addOscController, addMigrationController]
+    : [];
   if (config.applyMode === 'direct') seed.push(addTokenRequestorController);
   if (config.controllers.osLocal.enabled)
     for (const type of config.controllers.osLocal.types) seed.push((ctx) => addOsLocalController(ctx, type));

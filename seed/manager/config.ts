@@ -172,6 +172,11 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
     .strictObject({
       operatingSystemConfig: z
         .strictObject({
+          /**
+           * Off beside a gardenlet that renders the selected shoots itself (docs/controller-manager.md,
+           * deployment modes): then neither the render nor the migration runs, only the shoot controllers.
+           */
+          enabled: z.boolean().default(true),
           concurrentSyncs: z.number().int().min(1).max(100).default(5),
           /**
            * How long the OS extension may take before a Warning event (gardener v1.91.4

@@ -48,14 +48,14 @@ export function oscYamlV150(osc: StrippableOscV150, secrets: SeedSecrets): strin
     metadata: {},
     spec: {
       criConfig: osc.spec.criConfig,
-      files: nonEmpty(files)?.map(fileWire),
+      files: nonEmpty(files)?.map((f) => fileWire(f, 'v1.150.0')),
       inPlaceUpdates: osc.spec.inPlaceUpdates,
       purpose: '',
       type: '',
       units: nonEmpty(osc.spec.units)?.map(unitWire),
     },
     status: {
-      extensionFiles: nonEmpty(status.extensionFiles)?.map(fileWire),
+      extensionFiles: nonEmpty(status.extensionFiles)?.map((f) => fileWire(f, 'v1.150.0')),
       extensionUnits: nonEmpty(status.extensionUnits)?.map(unitWire),
       inPlaceUpdates: status.inPlaceUpdates,
     },

@@ -96,3 +96,109 @@ export const oscDocument: fc.Arbitrary<Json> = object({
   spec: field(spec, {}),
   status: field(status, {}),
 });
+
+/** A v1.150.0 file: a v1.91.4 one, perhaps only for one node's hostname. */
+const fileV150 = object({
+  path,
+  permissions: field(fc.oneof(fc.integer({ min: 0, max: 0o777 }), fc.constantFrom(744, 0o4755, 0o7777))),
+  content: field(content, {}),
+  hostName: field(fc.constantFrom('node-a', 'Node-B.example'), ''),
+});
+
+const registryHost = object({
+  url: field(fc.constantFrom('https://mirror.local', 'http://10.0.0.1:5000'), ''),
+  capabilities: field(fc.array(fc.constantFrom('pull', 'resolve', 'push'), { maxLength: 2 }), []),
+  caCerts: field(fc.array(fc.constantFrom('/etc/ca.pem'), { maxLength: 1 }), []),
+  overridePath: field(fc.boolean()),
+});
+
+const containerd = object({
+  registries: field(
+    fc.array(
+      object({
+        upstream: field(fc.constantFrom('docker.io', '_default'), ''),
+        server: field(fc.constantFrom('https://registry-1.docker.io'), ''),
+        hosts: field(fc.array(registryHost, { maxLength: 2 }), []),
+        readinessProbe: field(fc.boolean()),
+      }),
+      { maxLength: 2 },
+    ),
+    [],
+  ),
+  sandboxImage: field(fc.constantFrom('registry.k8s.io/pause:3.10'), ''),
+  plugins: field(
+    fc.array(
+      object({
+        op: field(fc.constantFrom('add', 'remove'), ''),
+        path: field(
+          fc.array(fc.constantFrom('io.containerd.grpc.v1.cri', 'containerd'), { maxLength: 2 }),
+          [],
+        ),
+        values: field(fc.constantFrom({ enable_cdi: true }, {}), {}),
+      }),
+      { maxLength: 2 },
+    ),
+    [],
+  ),
+});
+
+const lastInitiation = object({ lastInitiationTime: field(fc.constantFrom('2026-01-01T00:00:00Z')) });
+
+const specV150 = object({
+  type: field(fc.constantFrom('gardenlinux', 'ubuntu'), ''),
+  class: field(fc.constantFrom('shoot', 'seed')),
+  purpose: field(fc.constantFrom('provision', 'reconcile', 'other'), ''),
+  criConfig: field(
+    object({
+      name: field(fc.constantFrom('containerd', '')),
+      cgroupDriver: field(fc.constantFrom('systemd', 'cgroupfs'), ''),
+      containerd: field(containerd, {}),
+    }),
+    {},
+  ),
+  providerConfig: field(fc.constantFrom({ apiVersion: 'x/v1', kind: 'Config' }, {}), {}),
+  reloadConfigFilePath: field(fc.constantFrom('/var/lib/x/cloud_config'), ''),
+  units: field(fc.array(unit, { maxLength: 3 }), []),
+  files: field(fc.array(fileV150, { maxLength: 3 }), []),
+  inPlaceUpdates: field(
+    object({
+      operatingSystemVersion: field(fc.constantFrom('1877.0.0'), ''),
+      kubelet: field(fc.constantFrom('1.34.1'), ''),
+      credentialsRotation: field(
+        object({
+          certificateAuthorities: field(lastInitiation, {}),
+          serviceAccountKey: field(lastInitiation, {}),
+        }),
+        {},
+      ),
+    }),
+    {},
+  ),
+});
+
+const statusV150 = object({
+  extensionUnits: field(fc.array(unit, { maxLength: 2 }), []),
+  extensionFiles: field(fc.array(fileV150, { maxLength: 2 }), []),
+  command: field(fc.constantFrom('/usr/bin/env bash /x'), ''),
+  inPlaceUpdates: field(
+    object({
+      osUpdate: field(
+        object({
+          command: field(fc.constantFrom('/opt/bin/update', ''), ''),
+          args: field(fc.array(fc.constantFrom('--now', '-y'), { maxLength: 2 }), []),
+        }),
+        {},
+      ),
+    }),
+    {},
+  ),
+});
+
+/** A document of the v1.150.0 contract, with v1.91.4's fields sometimes left in (v1.150 drops them). */
+export const oscDocumentV150: fc.Arbitrary<Json> = object({
+  apiVersion: fc.constant('extensions.gardener.cloud/v1alpha1'),
+  kind: fc.constant('OperatingSystemConfig'),
+  metadata: field(metadata, {}),
+  spec: field(specV150, {}),
+  status: field(statusV150, {}),
+});

@@ -6,6 +6,7 @@
 import {
   decodeOperatingSystemConfig,
   formatFieldErrors,
+  type GardenerVersion,
   oscWire,
   stringifyYaml,
 } from '../../../api/index.js';
@@ -18,24 +19,28 @@ export function documentText(doc: Record<string, unknown>, i: number): string {
 }
 
 /** What we make of a text: Go's bytes for the decoded object, or the error. */
-export function ourRoundTrip(text: string): { yaml: string } | { error: string } {
+export function ourRoundTrip(
+  text: string,
+  contract: GardenerVersion = 'v1.91.4',
+): { yaml: string } | { error: string } {
   const decoded = decodeOperatingSystemConfig(text);
   return decoded.ok
-    ? { yaml: stringifyYaml(oscWire(decoded.value)) }
+    ? { yaml: stringifyYaml(oscWire(decoded.value, contract)) }
     : { error: formatFieldErrors(decoded.errors) };
 }
 
 export async function roundTripAll(
-  oracle: Oracle,
+  oracle: Pick<Oracle, 'ask'>,
   d: Differences,
   texts: readonly string[],
+  contract: GardenerVersion = 'v1.91.4',
 ): Promise<number> {
   const results = await oracle.ask<({ yaml: string } | { error: string })[]>('roundTrip', {
     documents: texts.map((t) => Buffer.from(t).toString('base64')),
   });
   let compared = 0;
   results.forEach((theirs, i) => {
-    const ours = ourRoundTrip(texts[i]!);
+    const ours = ourRoundTrip(texts[i]!, contract);
     const subject = `document ${i}: ${texts[i]!.length > 300 ? `${texts[i]!.slice(0, 300)}…` : texts[i]}`;
     if ('error' in theirs || 'error' in ours) {
       d.compare(

@@ -64,8 +64,12 @@ export interface KeyV150Input {
 
 const IN_PLACE_STRATEGIES = ['AutoInPlaceUpdate', 'ManualInPlaceUpdate'];
 
+/** `IsUpdateStrategyInPlace`: the pool updates its nodes in place (GEP-31). */
+export const isUpdateStrategyInPlace = (strategy: string | undefined): boolean =>
+  strategy !== undefined && IN_PLACE_STRATEGIES.includes(strategy);
+
 /** LastInitiationTimeForWorkerPool: the pool's pending rollout if listed, else the global time. */
-function lastInitiationTime(pool: string, rotation: RotationInput): string | undefined {
+export function lastInitiationTimeForWorkerPool(pool: string, rotation: RotationInput): string | undefined {
   const pending = rotation.pendingWorkersRollouts?.find((r) => r.name === pool);
   return pending ? pending.lastInitiationTime : rotation.lastInitiationTime;
 }
@@ -87,7 +91,7 @@ export function keyV150Data(input: KeyV150Input): string[] {
     input.credentialsRotation?.certificateAuthorities,
     input.credentialsRotation?.serviceAccountKey,
   ]) {
-    const time = rotation && lastInitiationTime(input.pool, rotation);
+    const time = rotation && lastInitiationTimeForWorkerPool(input.pool, rotation);
     if (time !== undefined) data.push(goTimeString(parseRfc3339(time)));
   }
   const below134 = version.major < 1 || (version.major === 1 && version.minor < 34);
@@ -112,8 +116,7 @@ export function keyV150Data(input: KeyV150Input): string[] {
 
 /** `gardener-node-agent-<pool>-<16 hex>`, or `gardener-node-agent-<pool>` for in-place pools. */
 export function keyV150(input: KeyV150Input): string {
-  if (input.updateStrategy !== undefined && IN_PLACE_STRATEGIES.includes(input.updateStrategy))
-    return `${NAME.keyPrefixNodeAgent}-${input.pool}`;
+  if (isUpdateStrategyInPlace(input.updateStrategy)) return `${NAME.keyPrefixNodeAgent}-${input.pool}`;
   const digests = keyV150Data(input)
     .map((v) => sha256Hex(v))
     .join('');

@@ -7,7 +7,15 @@
  * kubelet's grace period are read as v1.150 reads them (values/pool-inputs-v150.ts,
  * values/kubelet-parameters-v150.ts).
  */
-import { type Cluster, keyV150, LABEL, type Worker } from '../api/index.js';
+import {
+  type Cluster,
+  formatSemVer,
+  isUpdateStrategyInPlace,
+  keyV150,
+  LABEL,
+  lastInitiationTimeForWorkerPool,
+  type Worker,
+} from '../api/index.js';
 import {
   nodeAgentComponentConfigV150,
   nodeInitComponentConfigV150,
@@ -112,6 +120,11 @@ export function poolContentsV150({
     clusterCaBundle: shoot.clusterCa.bundle,
   });
   const image = worker.machine.image;
+  const rotation = cluster.shoot.status?.credentials?.rotation;
+  const initiated = (r: Parameters<typeof lastInitiationTimeForWorkerPool>[1] | undefined) =>
+    r && lastInitiationTimeForWorkerPool(worker.name, r);
+  const caRotation = initiated(rotation?.certificateAuthorities);
+  const saKeyRotation = initiated(rotation?.serviceAccountKey);
   return {
     pool: {
       key,
@@ -119,6 +132,18 @@ export function poolContentsV150({
       image: image && { name: image.name, version: image.version, providerConfig: image.providerConfig },
       criName: worker.cri?.name,
       pauseImage: images.pauseContainer,
+      // gardener v1.150.0 operatingsystemconfig.go: the reconcile OSC of an in-place pool says what to update to
+      ...(isUpdateStrategyInPlace(worker.updateStrategy)
+        ? {
+            inPlace: {
+              kubeletVersion: formatSemVer(ctx.kubernetesVersion),
+              ...(caRotation === undefined ? {} : { caRotationLastInitiationTime: caRotation }),
+              ...(saKeyRotation === undefined
+                ? {}
+                : { serviceAccountKeyRotationLastInitiationTime: saKeyRotation }),
+            },
+          }
+        : {}),
     },
     provision: provisionContentsV150(nodeInit, ssh),
     reconcile,

@@ -59,6 +59,34 @@ const CASES: { name: string; cluster: () => Json; values: () => ExampleValues }[
     },
     values: exampleValues,
   },
+  {
+    name: 'in-place pools (GEP-31) during credentials rotations',
+    cluster: () => {
+      const cluster = referencePoolCluster();
+      const shoot = cluster.spec.shoot;
+      const pool = shoot.spec.provider.workers[0];
+      pool.updateStrategy = 'AutoInPlaceUpdate';
+      shoot.spec.provider.workers.push(
+        { ...pool, name: 'manual', updateStrategy: 'ManualInPlaceUpdate', kubernetes: { version: '1.33.4' } },
+        { ...pool, name: 'rolling', updateStrategy: 'AutoRollingUpdate' },
+      );
+      shoot.status = {
+        ...shoot.status,
+        credentials: {
+          rotation: {
+            certificateAuthorities: {
+              phase: 'Preparing',
+              lastInitiationTime: '2026-11-30T10:00:00Z',
+              pendingWorkersRollouts: [{ name: 'manual', lastInitiationTime: '2026-10-01T08:30:00Z' }],
+            },
+            serviceAccountKey: { phase: 'Completed', lastInitiationTime: '2026-09-15T12:00:00Z' },
+          },
+        },
+      };
+      return cluster;
+    },
+    values: exampleValues,
+  },
 ];
 
 describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the oracle)', () => {
@@ -87,8 +115,8 @@ describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the orac
   });
 
   it('compares every object of every case', () => {
-    // 3, 3, 1 and 2 pools: an OSC pair and a ManagedResource secret each, plus the RBAC secret and the ManagedResource
-    expect(objects).to.equal(3 * (3 + 3 + 1 + 2) + 4 * 2);
+    // 3, 3, 1, 2 and 3 pools: an OSC pair and a ManagedResource secret each, plus the RBAC secret and the ManagedResource
+    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3) + 5 * 2);
   });
 
   it('every difference is declared in docs/compatibility.md', () => {

@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { parseYaml } from '../../../api/index.js';
 import { renderSource } from '../../../cli/render-command.js';
 import { compareSeedObjectsV150 } from '../support/compare-render-v150.js';
+import { RENDER_CORPUS } from '../support/corpus.js';
 import { type Difference, Differences } from '../support/difference.js';
 import { expectEveryDeclarationUsed, expectEveryDifferenceDeclared } from '../support/expect-declared.js';
 import { oracle150 } from '../support/oracle-150.js';
@@ -87,7 +88,43 @@ const CASES: { name: string; cluster: () => Json; values: () => ExampleValues }[
     },
     values: exampleValues,
   },
+  ...corpusV150(),
 ];
+
+/**
+ * The v1.91.4 render corpus (test/compat/support/corpus.ts) in the v1.150.0 contract: its minors
+ * moved into 1.32-1.36 (1.25 → 1.32, ..., 1.29 → 1.36), without the cases of the gate off or
+ * legacy nodes, which v1.150.0 does not have.
+ */
+function corpusV150(): { name: string; cluster: () => Json; values: () => ExampleValues }[] {
+  const minor = (v: string) => v.replace(/^1\.(2[5-9])\./, (_, m: string) => `1.${Number(m) + 7}.`);
+  const bump = (o: Json): Json => {
+    if (Array.isArray(o)) return o.map(bump);
+    if (!o || typeof o !== 'object') return o;
+    return Object.fromEntries(
+      Object.entries(o).map(([k, v]) => [k, k === 'version' && typeof v === 'string' ? minor(v) : bump(v)]),
+    );
+  };
+  return RENDER_CORPUS.filter(
+    (c) => c.useGardenerNodeAgent && !c.legacyNodes && !c.name.startsWith('example'),
+  ).map((c) => ({
+    name: `corpus: ${c.name}`,
+    cluster: () => {
+      const cluster = bump(structuredClone(c.cluster));
+      // machine image versions are not Kubernetes versions
+      for (const w of cluster.spec.shoot.spec.provider.workers)
+        if (w.machine?.image)
+          w.machine.image.version = (c.cluster as Json).spec.shoot.spec.provider.workers.find(
+            (x: Json) => x.name === w.name,
+          ).machine.image.version;
+      return cluster;
+    },
+    values: () => {
+      const { nodeAgentIdentity: _, ...values } = c.values as Json;
+      return { ...exampleValues(), ...values } as ExampleValues;
+    },
+  }));
+}
 
 describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the oracle)', () => {
   useOracle150();
@@ -115,8 +152,10 @@ describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the orac
   });
 
   it('compares every object of every case', () => {
-    // 3, 3, 1, 2 and 3 pools: an OSC pair and a ManagedResource secret each, plus the RBAC secret and the ManagedResource
-    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3) + 5 * 2);
+    // 3, 3, 1, 2, 3 pools and the corpus' 1, 2, 1, 2: an OSC pair and a ManagedResource secret each,
+    // plus the RBAC secret and the ManagedResource per case
+    expect(CASES).to.have.length(9);
+    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3 + 1 + 2 + 1 + 2) + 9 * 2);
   });
 
   it('every difference is declared in docs/compatibility.md', () => {

@@ -129,6 +129,11 @@ export async function executeStep(step: Step, ctx: StepContext): Promise<void> {
       return systemd.restart(step.unit);
     case 'stop':
       return systemd.stop(step.unit);
+    case 'reload':
+      // Not through runCommandOnce: a reload keeps the unit's InvocationID, so systemd cannot tell
+      // whether one cut off by a crash happened; repeating a reload is harmless.
+      if (step.ifUnitExists && !(await host.unitExists(step.unit))) return;
+      return systemd.reload(step.unit);
     case 'delete-file':
       await remove(ctx, host.path(step.path));
       ctx.logger.info({ path: step.path }, 'Removed file');

@@ -29,6 +29,7 @@ export type Step =
   | { readonly op: 'restart-node-agent' }
   | { readonly op: 'restart'; readonly unit: string; readonly ifUnitExists?: boolean }
   | { readonly op: 'stop'; readonly unit: string }
+  | { readonly op: 'reload'; readonly unit: string; readonly ifUnitExists?: boolean }
   | { readonly op: 'delete-file'; readonly path: string };
 
 /** A step's name in the progress file, e.g. `restart kubelet.service`, `write-drop-in unit5/drop1`. */
@@ -44,7 +45,7 @@ export function stepId(step: Step): string {
  * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: all attempted, errors aggregated).
  */
 export function isUnitCommand(step: Step): boolean {
-  return step.op === 'restart' || step.op === 'stop';
+  return step.op === 'restart' || step.op === 'stop' || step.op === 'reload';
 }
 
 export function planSteps(plan: Plan): Step[] {
@@ -79,11 +80,10 @@ export function planSteps(plan: Plan): Step[] {
   if (plan.daemonReload) steps.push({ op: 'daemon-reload' });
   if (plan.mustRestartNodeAgent) steps.push({ op: 'restart-node-agent' });
   for (const c of plan.commands) {
-    steps.push(
-      c.command === 'stop'
-        ? { op: 'stop', unit: c.unit }
-        : { op: 'restart', unit: c.unit, ...(c.ifUnitExists ? { ifUnitExists: true } : {}) },
-    );
+    const ifUnitExists = c.ifUnitExists ? { ifUnitExists: true } : {};
+    if (c.command === 'stop') steps.push({ op: 'stop', unit: c.unit });
+    else if (c.command === 'reload') steps.push({ op: 'reload', unit: c.unit, ...ifUnitExists });
+    else steps.push({ op: 'restart', unit: c.unit, ...ifUnitExists });
   }
   steps.push(...plan.files.delete.filter((path) => !isUnitConfigurationPath(path)).map(deleteFile));
 

@@ -149,5 +149,6 @@ export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Syste
       await systemd.restart(unit);
       metrics.unitRestarts.inc({ unit });
     },
+    reload: (unit) => systemd.reload(unit),
   };
 }

@@ -29,7 +29,7 @@ export interface SystemctlOptions {
   readonly logger?: Logger;
 }
 
-type JobOp = 'start' | 'stop' | 'restart';
+type JobOp = 'start' | 'stop' | 'restart' | 'reload';
 
 export class SystemctlSystemd implements Systemd {
   private readonly systemctl: string;
@@ -104,5 +104,9 @@ export class SystemctlSystemd implements Systemd {
 
   restart(unit: string): Promise<void> {
     return this.job('restart', unit);
+  }
+
+  reload(unit: string): Promise<void> {
+    return this.job('reload', unit);
   }
 }

@@ -15,9 +15,11 @@ export interface Systemd {
   start(unit: string): Promise<void>;
   stop(unit: string): Promise<void>;
   restart(unit: string): Promise<void>;
+  /** `systemctl reload`: the unit's ExecReload=, its process and InvocationID stay. */
+  reload(unit: string): Promise<void>;
 }
 
-export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart';
+export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';
 
 /** One call as the recorders log it; enable and disable are one op per unit. */
 export type SystemdOp =

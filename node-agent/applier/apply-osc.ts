@@ -27,6 +27,8 @@ import {
 } from '../../api/index.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import { computePlan } from '../planner/compute-plan.js';
+import type { DisruptionPolicy } from '../planner/disruption-policy.js';
+import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
@@ -69,6 +71,11 @@ export interface ApplyOptions {
   readonly barrier?: ApplyBarrier;
   /** Cancels the apply at the next step boundary (and any image pull in progress). */
   readonly signal?: AbortSignal;
+  /**
+   * Least disruption (docs/least-disruption.md): the unit commands the decision for this policy
+   * picks, kept in the persisted plan. Absent: every changed unit restarts, as upstream.
+   */
+  readonly disruptionPolicy?: DisruptionPolicy;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -127,6 +134,18 @@ async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Prog
   }
 }
 
+function planFor(
+  previous: OperatingSystemConfig | undefined,
+  next: OperatingSystemConfig,
+  interrupted: Plan | undefined,
+  policy: DisruptionPolicy | undefined,
+): Plan {
+  const options = interrupted ? { interrupted } : {};
+  return policy
+    ? computeLeastDisruptionPlan(previous, next, { ...options, policy })
+    : computePlan(previous, next, options);
+}
+
 export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
@@ -147,7 +166,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
-  const plan = resumed ? progress.plan : computePlan(previous.osc, next, { interrupted: progress?.plan });
+  const plan = resumed
+    ? progress.plan
+    : planFor(previous.osc, next, progress?.plan, options.disruptionPolicy);
   const steps = planSteps(plan);
   const completed = new Set(resumed ? progress.completed : []);
   const result = (

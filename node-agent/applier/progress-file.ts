@@ -28,8 +28,8 @@ import {
   stringifyYaml,
   TolerantOsc,
 } from '../../api/index.js';
-import { DISRUPTION_ACTIONS } from '../disruption/action.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { DISRUPTION_ACTIONS } from '../planner/disruption-action.js';
 import type { Plan } from '../planner/plan.js';
 import type { UnitStatus } from '../systemd/unit-status.js';
 import type { HostRoot } from './host-root.js';

@@ -4,7 +4,7 @@
  * and unit contents it writes and no references to anything else.
  */
 import type { OscDropIn, OscFile } from '../../api/index.js';
-import type { UnitDisruption } from '../disruption/decide.js';
+import type { UnitDisruption } from './decide-disruption.js';
 
 /**
  * What happens to a unit after daemon-reload. `start` in an OSC means restart (v1.111); `reload`
@@ -74,7 +74,7 @@ export interface Plan {
   readonly commands: readonly PlannedCommand[];
   /**
    * The least-disruption decision behind `commands`, per unit, when the plan was made with a
-   * disruption policy (node-agent/disruption/); absent in a plan made as upstream makes it.
+   * disruption policy (decide-disruption.ts); absent in a plan made as upstream makes it.
    */
   readonly disruption?: readonly UnitDisruption[];
 }

@@ -35,6 +35,7 @@ import { HostRoot } from '../../applier/host-root.js';
 import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
 import { computePlan } from '../../planner/compute-plan.js';
+import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
@@ -67,6 +68,8 @@ export interface OscReconcilerOptions {
   readonly verifyProbes?: readonly VerifyProbe[];
   /** Go back to the previous OSC when an apply fails its verification (revert-apply.ts). */
   readonly revertFailedApplies?: boolean;
+  /** Least disruption (docs/least-disruption.md); absent: every changed unit restarts, as upstream. */
+  readonly disruptionPolicy?: DisruptionPolicy;
   readonly clock?: Clock;
 }
 
@@ -136,6 +139,7 @@ export class OscReconciler {
           // a timed-out or stopping reconcile ends at the next step, not minutes later
           signal: ctx.signal,
           barrier: this.o.applyBarrier,
+          disruptionPolicy: this.o.disruptionPolicy,
         }),
       );
     } catch (e) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DISRUPTION_ACTIONS, rankOf, strongest } from '../../../node-agent/disruption/action.js';
+import { DISRUPTION_ACTIONS, rankOf, strongest } from '../../../node-agent/planner/disruption-action.js';
 import '../support/harness.js';
 
 describe('node-agent disruption: actions', () => {

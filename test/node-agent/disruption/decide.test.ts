@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { OperatingSystemConfig, OscFile, OscUnit } from '../../../api/index.js';
-import { computeLeastDisruptionPlan } from '../../../node-agent/disruption/least-disruption-plan.js';
-import type { DisruptionPolicy } from '../../../node-agent/disruption/policy.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
+import type { DisruptionPolicy } from '../../../node-agent/planner/disruption-policy.js';
+import { computeLeastDisruptionPlan } from '../../../node-agent/planner/least-disruption-plan.js';
 import type { Plan } from '../../../node-agent/planner/plan.js';
 import '../support/harness.js';
 

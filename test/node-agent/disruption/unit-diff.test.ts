@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { unitDiff } from '../../../node-agent/disruption/unit-diff.js';
-import { parseUnitFile, parseUnitWithDropIns } from '../../../node-agent/disruption/unit-file.js';
+import { unitDiff } from '../../../node-agent/planner/unit-diff.js';
+import { parseUnitFile, parseUnitWithDropIns } from '../../../node-agent/planner/unit-file.js';
 import '../support/harness.js';
 
 const BASE = [

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseUnitFile } from '../../../node-agent/disruption/unit-file.js';
+import { parseUnitFile } from '../../../node-agent/planner/unit-file.js';
 import { SYSTEMD_ANALYZE_INSTALL_HINT } from '../../support/systemd-verify-root.js';
 import { useTempDirs } from '../support/harness.js';
 

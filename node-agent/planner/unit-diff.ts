@@ -9,7 +9,7 @@
  *                                                     the reload, the process does not read it
  *   - anything else                                 → Restart
  */
-import { type DisruptionAction, strongest } from './action.js';
+import { type DisruptionAction, strongest } from './disruption-action.js';
 import type { UnitSections } from './unit-file.js';
 
 export interface DirectiveChange {

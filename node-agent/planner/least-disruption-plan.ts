@@ -5,11 +5,11 @@
  * the plan (`disruption`), so a resumed apply runs exactly what was shown and decided.
  */
 import type { OperatingSystemConfig } from '../../api/index.js';
-import { computePlan, type PlanOptions } from '../planner/compute-plan.js';
-import type { Plan, PlannedCommand } from '../planner/plan.js';
-import { rankOf } from './action.js';
-import { decideDisruption, type UnitDisruption } from './decide.js';
-import type { DisruptionPolicy } from './policy.js';
+import { computePlan, type PlanOptions } from './compute-plan.js';
+import { decideDisruption, type UnitDisruption } from './decide-disruption.js';
+import { rankOf } from './disruption-action.js';
+import type { DisruptionPolicy } from './disruption-policy.js';
+import type { Plan, PlannedCommand } from './plan.js';
 
 function commandFor(d: UnitDisruption, ifUnitExists: boolean): PlannedCommand | undefined {
   if (rankOf(d.action) < rankOf('Reload')) return undefined;

@@ -5,7 +5,7 @@
  * same flag, so the OSC and the NodeAgentConfiguration keep their exact bytes
  * (docs/compatibility.md N29, docs/least-disruption.md).
  */
-import type { DisruptionAction } from './action.js';
+import type { DisruptionAction } from './disruption-action.js';
 
 export const DISRUPTION_POLICY_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
 export const DISRUPTION_POLICY_KIND = 'DisruptionPolicy';
@@ -33,6 +33,14 @@ export interface DisruptionPolicy {
 }
 
 export const EMPTY_POLICY: DisruptionPolicy = { paths: [], units: [] };
+
+/** The value of `--disruption-policy` that means the built-in rules alone. */
+export const DEFAULTS_ONLY = 'defaults';
+
+/** `--disruption-policy` of both CLIs' `plan` and of the agent's `run` and `apply`. */
+export const DISRUPTION_POLICY_FLAG = '--disruption-policy <file>';
+export const DISRUPTION_POLICY_FLAG_HELP =
+  'least disruption (docs/least-disruption.md): "defaults" for the built-in rules, or a DisruptionPolicy file whose rules come first (default: restart every changed unit, as upstream)';
 
 function globToRegExp(glob: string): RegExp {
   let source = '';

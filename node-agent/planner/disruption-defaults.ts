@@ -4,7 +4,7 @@
  * listing it in filePaths) restart, and a file no unit lists takes none.
  */
 import { PATH, UNIT } from '../../api/index.js';
-import type { PathRule } from './policy.js';
+import type { PathRule } from './disruption-policy.js';
 
 export const JOURNALD_UNIT = 'systemd-journald.service';
 export const SYSCTL_UNIT = 'systemd-sysctl.service';

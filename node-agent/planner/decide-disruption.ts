@@ -17,12 +17,12 @@
  */
 import type { OperatingSystemConfig } from '../../api/index.js';
 import { UNIT } from '../../api/index.js';
-import { explainPlan, type UnitReason } from '../planner/explain.js';
-import { type MergedUnit, mergedUnitsOf } from '../planner/merge-units.js';
-import type { Plan } from '../planner/plan.js';
-import { type DisruptionAction, strongest } from './action.js';
-import { DEFAULT_PATH_RULES } from './defaults.js';
-import { type DisruptionPolicy, type PathRule, pathMatches } from './policy.js';
+import { type DisruptionAction, strongest } from './disruption-action.js';
+import { DEFAULT_PATH_RULES } from './disruption-defaults.js';
+import { type DisruptionPolicy, type PathRule, pathMatches } from './disruption-policy.js';
+import { explainPlan, type UnitReason } from './explain.js';
+import { type MergedUnit, mergedUnitsOf } from './merge-units.js';
+import type { Plan } from './plan.js';
 import { unitDiff } from './unit-diff.js';
 import { parseUnitWithDropIns } from './unit-file.js';
 

@@ -36,6 +36,7 @@ import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
 import { computePlan } from '../../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
+import { actionsText } from '../../planner/restarts-avoided.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
@@ -169,7 +170,8 @@ export class OscReconciler {
       'Operating system config has been applied successfully',
     );
     const units = await restartedUnits(result.plan, this.o.root);
-    await this.report(node.metadata.name, checksum, verifying(units), {
+    const actions = result.plan.disruption ? `; actions: ${actionsText(result.plan.disruption)}` : '';
+    await this.report(node.metadata.name, checksum, verifying(units, actions), {
       checksum: checksum ?? null,
       kubernetesVersion: this.o.kubernetesVersion,
     });
@@ -197,7 +199,7 @@ export class OscReconciler {
     }
     // forgotten before the report says Succeeded: whoever reads the report sees the node's state
     if (verdict.ok && this.o.revertFailedApplies) await clearReverted(host);
-    await this.reportVerdict(node.metadata.name, checksum, verdict);
+    await this.reportVerdict(node.metadata.name, checksum, verdict, actions);
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 
@@ -239,13 +241,16 @@ export class OscReconciler {
     nodeName: string,
     checksum: string | undefined,
     verdict: Verdict,
+    /** `; actions: …` of a least-disruption apply (docs/least-disruption.md), else empty. */
+    actions = '',
   ): Promise<void> {
+    const message = `${verdict.message}${actions}`;
     await this.report(
       nodeName,
       checksum,
       verdict.ok
-        ? { result: 'Succeeded', reason: APPLY_REASON.applied, message: verdict.message }
-        : { result: 'Failed', reason: verdict.reason, message: verdict.message },
+        ? { result: 'Succeeded', reason: APPLY_REASON.applied, message }
+        : { result: 'Failed', reason: verdict.reason, message },
     );
   }
 
@@ -288,10 +293,10 @@ export class OscReconciler {
   }
 }
 
-function verifying(units: readonly string[]): Omit<ReportContent, 'checksum'> {
+function verifying(units: readonly string[], actions: string): Omit<ReportContent, 'checksum'> {
   return {
     result: 'Verifying',
     reason: APPLY_REASON.applied,
-    message: `applied; ${units.length} restarted unit(s) to verify after the settle time`,
+    message: `applied; ${units.length} restarted unit(s) to verify after the settle time${actions}`,
   };
 }

@@ -21,8 +21,11 @@ function header(pool: PoolView): string {
 
 function disruptionLines(unit: UnitView, d: UnitDisruptionView, withDiff: boolean): string[] {
   const lines = [`    ${d.action.padEnd(13)}${unit.name}`];
-  for (const cause of d.causes)
-    lines.push(`              ← ${causeText(cause)}: ${cause.action}, ${cause.why}`);
+  for (const cause of d.causes) {
+    const text = causeText(cause);
+    const why = text.includes(cause.why) ? '' : `, ${cause.why}`;
+    lines.push(`              ← ${text}: ${cause.action}${why}`);
+  }
   if (withDiff) for (const reason of unit.reasons) if (reason.diff) lines.push(...indented(reason.diff, 16));
   return lines;
 }

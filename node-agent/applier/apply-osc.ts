@@ -36,6 +36,7 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
+import type { NodeDrain } from './node-drain.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
   type InFlightCommand,
@@ -76,6 +77,8 @@ export interface ApplyOptions {
    * picks, kept in the persisted plan. Absent: every changed unit restarts, as upstream.
    */
   readonly disruptionPolicy?: DisruptionPolicy;
+  /** The node's drain, for a plan with a DrainAndRestart; such a plan fails without it, before any write. */
+  readonly drain?: NodeDrain;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -146,6 +149,13 @@ function planFor(
     : computePlan(previous, next, options);
 }
 
+const DRAIN_STEPS: ReadonlySet<Step['op']> = new Set([
+  'cordon-node',
+  'evict-pods',
+  'wait-node-ready',
+  'uncordon-node',
+]);
+
 export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
@@ -193,6 +203,10 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   }
 
   const pending = steps.filter((step) => !completed.has(stepId(step)));
+  if (!options.drain && pending.some((s) => DRAIN_STEPS.has(s.op)))
+    throw new Error(
+      'the plan drains the node (DrainAndRestart) and this apply has no access to the cluster: run it with the agent',
+    );
   options.signal?.throwIfAborted();
   // Everything that can fail before the first write fails here, leaving the node as it was.
   const prepared = await prepareApply({
@@ -228,6 +242,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     staged: prepared.staged,
     signal: options.signal,
     logger,
+    drain: options.drain,
   };
   const failures: StepFailure[] = [];
   let stepsRun = 0;

@@ -81,6 +81,7 @@ const PlanSchema = z.object({
       unit: z.string(),
       command: z.enum(['restart', 'stop', 'reload']),
       ifUnitExists: z.boolean().optional(),
+      drain: z.boolean().optional(),
     }),
   ),
   disruption: z.array(UnitDisruptionSchema).optional(),

@@ -13,8 +13,8 @@
  *   - unit: containerd.service
  *     action: Restart
  *
- * DrainAndRestart and Reboot are in the ladder (action.ts) but this agent cannot carry them out
- * yet; a policy asking for them is refused rather than silently doing less.
+ * Reboot is in the ladder (disruption-action.ts) but this agent cannot carry it out; a policy
+ * asking for it is refused rather than silently doing less.
  */
 import { type FieldError, ValidationError } from '../../api/index.js';
 import { DISRUPTION_ACTIONS, type DisruptionAction, isDisruptionAction } from './disruption-action.js';
@@ -26,7 +26,13 @@ import {
   type UnitRule,
 } from './disruption-policy.js';
 
-const SUPPORTED: readonly DisruptionAction[] = ['None', 'DaemonReload', 'Reload', 'Restart'];
+const SUPPORTED: readonly DisruptionAction[] = [
+  'None',
+  'DaemonReload',
+  'Reload',
+  'Restart',
+  'DrainAndRestart',
+];
 const UNIT_NAME = /^[^/\s\0]+\.(service|socket|timer|mount|path|target|slice|scope|swap|automount|device)$/;
 
 type Json = Record<string, unknown>;

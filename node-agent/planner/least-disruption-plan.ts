@@ -14,7 +14,12 @@ import type { Plan, PlannedCommand } from './plan.js';
 function commandFor(d: UnitDisruption, ifUnitExists: boolean): PlannedCommand | undefined {
   if (rankOf(d.action) < rankOf('Reload')) return undefined;
   const command = d.action === 'Reload' ? 'reload' : 'restart';
-  return { unit: d.unit, command, ...(ifUnitExists ? { ifUnitExists: true } : {}) };
+  return {
+    unit: d.unit,
+    command,
+    ...(ifUnitExists ? { ifUnitExists: true } : {}),
+    ...(d.action === 'DrainAndRestart' ? { drain: true } : {}),
+  };
 }
 
 export function withDisruption(plan: Plan, decisions: readonly UnitDisruption[]): Plan {

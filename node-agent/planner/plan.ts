@@ -20,6 +20,11 @@ export interface PlannedCommand {
    * fail when the OS does not ship that unit.
    */
   readonly ifUnitExists?: boolean;
+  /**
+   * DrainAndRestart (least disruption): the node is cordoned and its pods evicted before the unit
+   * commands, and it is uncordoned once Ready after them.
+   */
+  readonly drain?: boolean;
 }
 
 export interface PlannedDropIns {

@@ -41,7 +41,7 @@ describe('gardener-osc plan --disruption-policy', function () {
       const policy = join(dir, 'policy.yaml');
       writeFileSync(
         policy,
-        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: DisruptionPolicy\npaths:\n- path: /etc/x\n  action: DrainAndRestart\n',
+        'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: DisruptionPolicy\npaths:\n- path: /etc/x\n  action: Reboot\n',
       );
       const r = await runMain([...ARGV, '--disruption-policy', policy]);
       expect(r.code).to.equal(2);

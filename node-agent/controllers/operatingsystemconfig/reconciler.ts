@@ -42,6 +42,7 @@ import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
+import { kubeNodeDrain } from './kube-node-drain.js';
 import { revertApply } from './revert-apply.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
 
@@ -141,6 +142,7 @@ export class OscReconciler {
           signal: ctx.signal,
           barrier: this.o.applyBarrier,
           disruptionPolicy: this.o.disruptionPolicy,
+          ...(node?.metadata?.name ? { drain: kubeNodeDrain(this.o.client, node.metadata.name) } : {}),
         }),
       );
     } catch (e) {

@@ -111,4 +111,49 @@ describe('node-agent disruption: the applier runs the least-disruption plan', ()
     expect(resumed.result.resumed).to.equal(true);
     expect(resumed.ops).to.deep.equal(['reload valitail.service', 'restart systemd-journald.service']);
   });
+
+  describe('DrainAndRestart', () => {
+    const DRAIN: DisruptionPolicy = {
+      paths: [],
+      units: [{ unit: 'valitail.service', action: 'DrainAndRestart' }],
+    };
+
+    it('cordons and evicts before the unit commands, waits for Ready and uncordons after them', async () => {
+      const systemd = new MemorySystemd();
+      const calls: string[] = [];
+      const record = (what: string) => async () => {
+        calls.push(`${what} (after ${systemd.ops.length} systemd calls)`);
+      };
+      const drain = {
+        cordon: record('cordon'),
+        evictPods: record('evict'),
+        waitReady: record('wait-ready'),
+        uncordon: record('uncordon'),
+      };
+      const run = await applyTo(root, osc({ valitail: 'a: 2\n' }), images, {
+        systemd,
+        disruptionPolicy: DRAIN,
+        drain,
+      });
+      expect(run.ops).to.deep.equal(['enable valitail.service', 'daemon-reload', 'restart valitail.service']);
+      expect(calls).to.deep.equal([
+        'cordon (after 2 systemd calls)',
+        'evict (after 2 systemd calls)',
+        'wait-ready (after 3 systemd calls)',
+        'uncordon (after 3 systemd calls)',
+      ]);
+      expect(run.result.plan.commands).to.deep.equal([
+        { unit: 'valitail.service', command: 'restart', drain: true },
+      ]);
+    });
+
+    it('refuses a plan that drains when the apply has no access to the cluster, before writing anything', async () => {
+      const before = readFileSync(join(root, 'etc/valitail/config.yaml'), 'utf8');
+      const error = await applyTo(root, osc({ valitail: 'a: 2\n' }), images, {
+        disruptionPolicy: DRAIN,
+      }).catch((e: Error) => e);
+      expect(String(error)).to.contain('drains the node');
+      expect(readFileSync(join(root, 'etc/valitail/config.yaml'), 'utf8')).to.equal(before);
+    });
+  });
 });

@@ -59,10 +59,14 @@ describe('node-agent disruption: the policy file', () => {
     expect(message).to.contain('Reboot not yet');
   });
 
-  it('refuses what it cannot carry out instead of doing less', () => {
-    expect(problems({ ...HEAD, units: [{ unit: 'kubelet.service', action: 'DrainAndRestart' }] })).to.contain(
+  it('refuses what it cannot carry out (Reboot) instead of doing less; DrainAndRestart it can', () => {
+    expect(problems({ ...HEAD, units: [{ unit: 'kubelet.service', action: 'Reboot' }] })).to.contain(
       'units[0].action',
     );
+    expect(
+      decodeDisruptionPolicy({ ...HEAD, units: [{ unit: 'kubelet.service', action: 'DrainAndRestart' }] })
+        .units,
+    ).to.deep.equal([{ unit: 'kubelet.service', action: 'DrainAndRestart' }]);
   });
 
   it('matches paths exactly, * within a segment, a trailing /** below a directory', () => {

@@ -15,7 +15,10 @@ export interface Systemd {
   start(unit: string): Promise<void>;
   stop(unit: string): Promise<void>;
   restart(unit: string): Promise<void>;
-  /** `systemctl reload`: the unit's ExecReload=, its process and InvocationID stay. */
+  /**
+   * The unit's ExecReload= (`systemctl reload-or-restart`): a running unit keeps its process and
+   * InvocationID; one that is not running is started, so the change still takes effect.
+   */
   reload(unit: string): Promise<void>;
 }
 

@@ -13,12 +13,14 @@ import {
   type PlanFormat,
   type PlanView,
 } from '../node-agent/plan-view/index.js';
+import type { DisruptionPolicy } from '../node-agent/planner/disruption-policy.js';
 import { UsageError } from '../runtime/cli/exit-codes.js';
 import { ExitStatus } from '../runtime/cli/exit-status.js';
 import { stdinConflict } from '../runtime/cli/input-file.js';
 import type { CliLogLevel, Notices } from '../runtime/cli/warnings.js';
 import { type RolloutSettings, RolloutSettingsSchema } from '../seed/manager/config.js';
 import { loadControllerManagerConfiguration } from './controller-manager-command.js';
+import { disruptionPolicyOption, readDisruptionPolicy } from './plan/disruption-policy-input.js';
 import { planFleet, type RenderedShoot } from './plan/fleet-plan.js';
 import { poolOscs } from './plan/pool-oscs.js';
 import { gatedRollout } from './plan/rollout.js';
@@ -39,6 +41,8 @@ export interface PlanOptions {
   /** The contract of both renders; wins over each Cluster's annotation. */
   readonly gardenerVersion?: string;
   readonly logLevel?: CliLogLevel;
+  /** `defaults` or a DisruptionPolicy file: the plan as agents run with it (docs/least-disruption.md). */
+  readonly disruptionPolicy?: string;
 }
 
 /** The two Clusters (and values) to compare, parsed, from files or from memory. */
@@ -56,6 +60,7 @@ export interface PlanSources {
   readonly gardenerVersion?: string;
   /** The rollout gate's settings (default: the controller-manager's defaults). */
   readonly rollout?: RolloutSettings;
+  readonly disruptionPolicy?: DisruptionPolicy;
 }
 
 /** `namespace/name` of the shoot a rendered Cluster holds. */
@@ -95,7 +100,7 @@ export function planSources(sources: PlanSources): { view: PlanView; warnings: s
       `${sources.current.clusterName} and ${sources.next.clusterName} are different shoots (${shootName(current)} in Cluster ${current.cluster.name}, ${shootName(next)} in Cluster ${next.cluster.name}): the plan compares the nodes of two shoots`,
     );
   const rollout = gatedRollout(sources.rollout ?? RolloutSettingsSchema.parse({}));
-  return { view: planFleet(current, next, rollout), warnings };
+  return { view: planFleet(current, next, rollout, sources.disruptionPolicy), warnings };
 }
 
 const named = (what: string, path: string) => `${what} ${path === '-' ? 'from standard input' : path}`;
@@ -135,6 +140,9 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
     ...(options.config
       ? { rollout: loadControllerManagerConfiguration(options.config, readStdin).controllers.rollout }
       : {}),
+    ...(options.disruptionPolicy === undefined
+      ? {}
+      : { disruptionPolicy: readDisruptionPolicy(options.disruptionPolicy, readStdin) }),
   };
 }
 
@@ -182,5 +190,6 @@ export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => Pl
       '--config <file>',
       'the controller-manager configuration: its controllers.rollout decides how the plan rolls out (default: its defaults, the rollout gate on)',
     )
+    .addOption(disruptionPolicyOption())
     .action((options: PlanOptions) => runPlan(options, io(options.logLevel)));
 }

@@ -11,6 +11,7 @@ import {
   poolView,
   removedPoolView,
 } from '../../node-agent/plan-view/index.js';
+import type { DisruptionPolicy } from '../../node-agent/planner/disruption-policy.js';
 import { type RolloutStrategy, reconciliationDelayRollout } from './rollout.js';
 
 export interface RenderedShoot {
@@ -25,10 +26,12 @@ export function planFleet(
   current: RenderedShoot,
   next: RenderedShoot,
   rollout: RolloutStrategy = reconciliationDelayRollout,
+  /** Least disruption as the agents run it with this policy: each pool sums its restarts and drains. */
+  policy?: DisruptionPolicy,
 ): PlanView {
   const pools: PoolView[] = [];
   for (const [name, osc] of next.pools) {
-    const view = poolView(name, current.pools.get(name), osc);
+    const view = poolView(name, current.pools.get(name), osc, policy);
     const how = rollout({ cluster: next.cluster, pool: view, clusterAnnotations: next.clusterAnnotations });
     pools.push(how ? { ...view, rollout: how } : view);
   }

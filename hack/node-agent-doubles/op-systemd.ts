@@ -39,4 +39,8 @@ export abstract class OpSystemd implements Systemd {
   restart(unit: string): Promise<void> {
     return this.unitOp('restart', unit);
   }
+
+  reload(unit: string): Promise<void> {
+    return this.unitOp('reload', unit);
+  }
 }

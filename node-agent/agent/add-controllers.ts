@@ -36,6 +36,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         applySettleMs: o.applySettleMs,
         verifyProbes: verifyProbes(probes),
         revertFailedApplies: o.revertFailedApplies,
+        disruptionPolicy: o.disruptionPolicy,
       },
       signal,
     ),

@@ -2,6 +2,7 @@
 import type { NodeAgentConfiguration } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
+import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 
@@ -29,4 +30,9 @@ export interface AgentOptions {
   readonly applySettleMs?: number;
   /** Go back to the OSC the node ran before when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
+  /**
+   * Least disruption (docs/least-disruption.md): unit commands as the decision for this policy
+   * picks them. Absent: every changed unit restarts, as upstream.
+   */
+  readonly disruptionPolicy?: DisruptionPolicy;
 }

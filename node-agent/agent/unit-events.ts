@@ -11,12 +11,14 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Systemd } from '../systemd/systemd.js';
 
-type JobOp = 'start' | 'stop' | 'restart';
+type JobOp = 'start' | 'stop' | 'restart' | 'reload';
 
 const REASON: Record<JobOp, string> = {
   start: 'SystemDUnitStart',
   stop: 'SystemDUnitStop',
   restart: 'SystemDUnitRestart',
+  // ours: upstream never reloads a unit (docs/least-disruption.md)
+  reload: 'SystemDUnitReload',
 };
 
 export function recordingUnitEvents(
@@ -52,5 +54,6 @@ export function recordingUnitEvents(
     start: (unit) => job('start', unit),
     stop: (unit) => job('stop', unit),
     restart: (unit) => job('restart', unit),
+    reload: (unit) => job('reload', unit),
   };
 }

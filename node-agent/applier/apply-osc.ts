@@ -27,6 +27,8 @@ import {
 } from '../../api/index.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
 import { computePlan } from '../planner/compute-plan.js';
+import type { DisruptionPolicy } from '../planner/disruption-policy.js';
+import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
@@ -34,6 +36,7 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
+import type { NodeDrain } from './node-drain.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
   type InFlightCommand,
@@ -69,6 +72,13 @@ export interface ApplyOptions {
   readonly barrier?: ApplyBarrier;
   /** Cancels the apply at the next step boundary (and any image pull in progress). */
   readonly signal?: AbortSignal;
+  /**
+   * Least disruption (docs/least-disruption.md): the unit commands the decision for this policy
+   * picks, kept in the persisted plan. Absent: every changed unit restarts, as upstream.
+   */
+  readonly disruptionPolicy?: DisruptionPolicy;
+  /** The node's drain, for a plan with a DrainAndRestart; such a plan fails without it, before any write. */
+  readonly drain?: NodeDrain;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -127,6 +137,25 @@ async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Prog
   }
 }
 
+function planFor(
+  previous: OperatingSystemConfig | undefined,
+  next: OperatingSystemConfig,
+  interrupted: Plan | undefined,
+  policy: DisruptionPolicy | undefined,
+): Plan {
+  const options = interrupted ? { interrupted } : {};
+  return policy
+    ? computeLeastDisruptionPlan(previous, next, { ...options, policy })
+    : computePlan(previous, next, options);
+}
+
+const DRAIN_STEPS: ReadonlySet<Step['op']> = new Set([
+  'cordon-node',
+  'evict-pods',
+  'wait-node-ready',
+  'uncordon-node',
+]);
+
 export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
@@ -147,7 +176,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
-  const plan = resumed ? progress.plan : computePlan(previous.osc, next, { interrupted: progress?.plan });
+  const plan = resumed
+    ? progress.plan
+    : planFor(previous.osc, next, progress?.plan, options.disruptionPolicy);
   const steps = planSteps(plan);
   const completed = new Set(resumed ? progress.completed : []);
   const result = (
@@ -172,6 +203,10 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   }
 
   const pending = steps.filter((step) => !completed.has(stepId(step)));
+  if (!options.drain && pending.some((s) => DRAIN_STEPS.has(s.op)))
+    throw new Error(
+      'the plan drains the node (DrainAndRestart) and this apply has no access to the cluster: run it with the agent',
+    );
   options.signal?.throwIfAborted();
   // Everything that can fail before the first write fails here, leaving the node as it was.
   const prepared = await prepareApply({
@@ -207,6 +242,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     staged: prepared.staged,
     signal: options.signal,
     logger,
+    drain: options.drain,
   };
   const failures: StepFailure[] = [];
   let stepsRun = 0;

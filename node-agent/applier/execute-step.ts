@@ -9,6 +9,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import { inlineBytes } from './file-content.js';
 import { type HostRoot, pathExists } from './host-root.js';
+import type { NodeDrain } from './node-drain.js';
 import { planIndex } from './plan-index.js';
 import { copyImageFile } from './prepare.js';
 import type { Step } from './steps.js';
@@ -27,6 +28,13 @@ export interface StepContext {
   readonly staged?: ReadonlyMap<string, string>;
   readonly signal?: AbortSignal;
   readonly logger: Logger;
+  /** For the drain steps of a DrainAndRestart. */
+  readonly drain?: NodeDrain;
+}
+
+function drainOf(ctx: StepContext): NodeDrain {
+  if (!ctx.drain) throw new Error('the plan drains the node, and this apply has no access to it');
+  return ctx.drain;
 }
 
 function missing(what: string): Error {
@@ -129,6 +137,19 @@ export async function executeStep(step: Step, ctx: StepContext): Promise<void> {
       return systemd.restart(step.unit);
     case 'stop':
       return systemd.stop(step.unit);
+    case 'reload':
+      // Not through runCommandOnce: a reload keeps the unit's InvocationID, so systemd cannot tell
+      // whether one cut off by a crash happened; repeating a reload is harmless.
+      if (step.ifUnitExists && !(await host.unitExists(step.unit))) return;
+      return systemd.reload(step.unit);
+    case 'cordon-node':
+      return drainOf(ctx).cordon(ctx.signal);
+    case 'evict-pods':
+      return drainOf(ctx).evictPods(ctx.signal);
+    case 'wait-node-ready':
+      return drainOf(ctx).waitReady(ctx.signal);
+    case 'uncordon-node':
+      return drainOf(ctx).uncordon(ctx.signal);
     case 'delete-file':
       await remove(ctx, host.path(step.path));
       ctx.logger.info({ path: step.path }, 'Removed file');

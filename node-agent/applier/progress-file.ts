@@ -29,6 +29,7 @@ import {
   TolerantOsc,
 } from '../../api/index.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { DISRUPTION_ACTIONS } from '../planner/disruption-action.js';
 import type { Plan } from '../planner/plan.js';
 import type { UnitStatus } from '../systemd/unit-status.js';
 import type { HostRoot } from './host-root.js';
@@ -37,6 +38,23 @@ import { type JournalState, readJournal, removeJournal } from './progress-journa
 
 export const PROGRESS_FILE = `${PATH.nodeAgentBaseDir}/apply-progress.yaml`;
 const HEADER = '# Progress of the apply in flight (gardener-node-agent). Do not edit.\n';
+
+const DisruptionActionSchema = z.enum(DISRUPTION_ACTIONS);
+
+const UnitDisruptionSchema = z.object({
+  unit: z.string(),
+  action: DisruptionActionSchema,
+  baseline: DisruptionActionSchema,
+  causes: z.array(
+    z.object({
+      action: DisruptionActionSchema,
+      source: z.string(),
+      path: z.string().optional(),
+      why: z.string(),
+      rule: z.enum(['semantic-diff', 'policy-unit', 'policy-path', 'default', 'fallback']),
+    }),
+  ),
+});
 
 const PlanSchema = z.object({
   files: z.object({ write: z.array(TolerantOsc.File), delete: z.array(z.string()) }),
@@ -61,10 +79,12 @@ const PlanSchema = z.object({
   commands: z.array(
     z.object({
       unit: z.string(),
-      command: z.enum(['restart', 'stop']),
+      command: z.enum(['restart', 'stop', 'reload']),
       ifUnitExists: z.boolean().optional(),
+      drain: z.boolean().optional(),
     }),
   ),
+  disruption: z.array(UnitDisruptionSchema).optional(),
 });
 
 const UnitStatusSchema = z.object({

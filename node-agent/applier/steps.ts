@@ -5,7 +5,8 @@
  * with the self-restart point of v1.147, docs/compatibility.md N3):
  *   files -> unit files and drop-ins -> enable/disable -> removed units
  *   -> deleted files in systemd's unit directories -> daemon-reload -> self-restart
- *   -> unit commands -> other deleted files
+ *   -> [cordon, evict pods] -> unit commands -> [wait for Ready, uncordon] -> other deleted files
+ * (the bracketed steps only for a DrainAndRestart, docs/least-disruption.md)
  * A drop-in or unit file removed through spec.files is deleted before the reload, or systemd would
  * keep it loaded until some later apply reloads; every other file outlives the unit commands, so a
  * unit being stopped still finds what it runs.
@@ -29,6 +30,11 @@ export type Step =
   | { readonly op: 'restart-node-agent' }
   | { readonly op: 'restart'; readonly unit: string; readonly ifUnitExists?: boolean }
   | { readonly op: 'stop'; readonly unit: string }
+  | { readonly op: 'reload'; readonly unit: string; readonly ifUnitExists?: boolean }
+  | { readonly op: 'cordon-node' }
+  | { readonly op: 'evict-pods' }
+  | { readonly op: 'wait-node-ready' }
+  | { readonly op: 'uncordon-node' }
   | { readonly op: 'delete-file'; readonly path: string };
 
 /** A step's name in the progress file, e.g. `restart kubelet.service`, `write-drop-in unit5/drop1`. */
@@ -44,7 +50,7 @@ export function stepId(step: Step): string {
  * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go: all attempted, errors aggregated).
  */
 export function isUnitCommand(step: Step): boolean {
-  return step.op === 'restart' || step.op === 'stop';
+  return step.op === 'restart' || step.op === 'stop' || step.op === 'reload';
 }
 
 export function planSteps(plan: Plan): Step[] {
@@ -78,13 +84,16 @@ export function planSteps(plan: Plan): Step[] {
   steps.push(...plan.files.delete.filter(isUnitConfigurationPath).map(deleteFile));
   if (plan.daemonReload) steps.push({ op: 'daemon-reload' });
   if (plan.mustRestartNodeAgent) steps.push({ op: 'restart-node-agent' });
+  // DrainAndRestart (docs/least-disruption.md): the node is emptied before the unit commands
+  const drain = plan.commands.some((c) => c.drain);
+  if (drain) steps.push({ op: 'cordon-node' }, { op: 'evict-pods' });
   for (const c of plan.commands) {
-    steps.push(
-      c.command === 'stop'
-        ? { op: 'stop', unit: c.unit }
-        : { op: 'restart', unit: c.unit, ...(c.ifUnitExists ? { ifUnitExists: true } : {}) },
-    );
+    const ifUnitExists = c.ifUnitExists ? { ifUnitExists: true } : {};
+    if (c.command === 'stop') steps.push({ op: 'stop', unit: c.unit });
+    else if (c.command === 'reload') steps.push({ op: 'reload', unit: c.unit, ...ifUnitExists });
+    else steps.push({ op: 'restart', unit: c.unit, ...ifUnitExists });
   }
+  if (drain) steps.push({ op: 'wait-node-ready' }, { op: 'uncordon-node' });
   steps.push(...plan.files.delete.filter((path) => !isUnitConfigurationPath(path)).map(deleteFile));
 
   const seen = new Set<string>();

@@ -15,6 +15,7 @@ import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import { systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
+import { disruptionPolicyFrom, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
 
@@ -25,6 +26,7 @@ interface ApplyFlags {
   readonly images?: string;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
+  readonly disruptionPolicy?: string;
 }
 
 export function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
@@ -51,9 +53,11 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .addOption(logLevelOption('info'))
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
+    .addOption(disruptionPolicyOption())
     .action(async (flags: ApplyFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const oscText = readDocument('--osc', flags.osc, io.readStdin);
+      const disruptionPolicy = disruptionPolicyFrom(flags.disruptionPolicy, io.readStdin);
       const logger = createLogger({
         name: 'gardener-node-agent',
         level: flags.logLevel,
@@ -67,6 +71,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
         images: imagesFrom(flags.images, root, io, logger),
         logger,
         onNodeAgentRestart: 'continue',
+        disruptionPolicy,
       }).catch((e: unknown) => {
         throw flags.images === undefined ? withCtrHint(e) : e;
       });

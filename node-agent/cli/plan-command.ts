@@ -18,7 +18,9 @@ import {
   poolView,
 } from '../plan-view/index.js';
 import { computePlan } from '../planner/compute-plan.js';
+import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import type { CliIo } from './cli-io.js';
+import { disruptionPolicyFrom, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { readOsc } from './read-osc.js';
 
 interface PlanFlags {
@@ -26,6 +28,7 @@ interface PlanFlags {
   readonly next: string;
   readonly format: PlanFormat | 'raw';
   readonly exitCode?: boolean;
+  readonly disruptionPolicy?: string;
 }
 
 export function planCommand(flags: PlanFlags, io: CliIo): void {
@@ -34,11 +37,15 @@ export function planCommand(flags: PlanFlags, io: CliIo): void {
   const previous =
     flags.previous === undefined ? undefined : readOsc('--previous', flags.previous, io.readStdin);
   const next = readOsc('--next', flags.next, io.readStdin);
+  const policy = disruptionPolicyFrom(flags.disruptionPolicy, io.readStdin);
   if (flags.format === 'raw') {
-    io.stdout.write(stringifyYaml(computePlan(previous?.osc, next.osc)));
+    const plan = policy
+      ? computeLeastDisruptionPlan(previous?.osc, next.osc, { policy })
+      : computePlan(previous?.osc, next.osc);
+    io.stdout.write(stringifyYaml(plan));
     return;
   }
-  const view = { pools: [poolView(oscDisplayName(next.osc), previous, next)] };
+  const view = { pools: [poolView(oscDisplayName(next.osc), previous, next, policy)] };
   io.stdout.write(formatPlan(view, flags.format));
   if (flags.exitCode && anyChange(view)) throw new ExitStatus(EXIT_CHANGES);
 }
@@ -60,5 +67,6 @@ export function addPlanCommand(program: Command, io: CliIo): void {
         .default('text'),
     )
     .option('--exit-code', 'exit 3 when the OSCs differ, 0 when they do not (for CI)')
+    .addOption(disruptionPolicyOption())
     .action((flags: PlanFlags) => planCommand(flags, io));
 }

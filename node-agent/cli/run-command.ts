@@ -21,6 +21,7 @@ import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js
 import { imagesFrom } from './apply-command.js';
 import { systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
+import { agentDisruptionPolicy, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument, readText } from './read-osc.js';
 
@@ -42,6 +43,7 @@ interface RunFlags {
   readonly logLevel?: LogLevel;
   readonly applySettleTime?: string;
   readonly revertFailedApplies?: boolean;
+  readonly disruptionPolicy?: string;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -139,6 +141,7 @@ export function withApiServerOverrides(
 export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   const root = checkedRoot(flags.root, io.env);
   const applySettleMs = settleMs(flags.applySettleTime);
+  const disruptionPolicy = agentDisruptionPolicy(flags.disruptionPolicy, root);
   const healthProbes = {
     kubeletHealthzUrl: kubeletHealthzUrl(flags),
     containerdCheck: containerdCheck(flags, io.env),
@@ -169,6 +172,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     metricsPort: port('--metrics-port', flags.metricsPort),
     applySettleMs,
     revertFailedApplies: flags.revertFailedApplies ?? false,
+    disruptionPolicy,
     ...healthProbes,
   });
   let signals = 0;
@@ -222,6 +226,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
       '--revert-failed-applies',
       'when an apply fails that judgement, go back to the configuration the node ran before and hold the failed one until another arrives',
     )
+    .addOption(disruptionPolicyOption())
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
       return runCommand(flags, io);

@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ApplyResult } from '../applier/apply-osc.js';
 import { HostRoot } from '../applier/host-root.js';
+import { avoidedRestarts } from '../planner/restarts-avoided.js';
 import type { Systemd } from '../systemd/systemd.js';
 import { jwtExpirySeconds } from './token/jwt-expiry.js';
 
@@ -18,6 +19,9 @@ export interface AgentMetrics {
   readonly oscApplyDuration: Histogram<'result'>;
   readonly oscApplies: Counter<'result'>;
   readonly unitRestarts: Counter<'unit'>;
+  readonly unitReloads: Counter<'unit'>;
+  /** Restarts a least-disruption apply did not do that an apply without policy would have. */
+  readonly restartsAvoided: Counter<'by'>;
   readonly healthCheckFailures: Counter<'component'>;
   readonly healthCheckRestarts: Counter<'component'>;
   readonly tokenExpiresIn: Gauge<'path'>;
@@ -56,6 +60,18 @@ export function agentMetrics(registry: Registry, clock: Clock = realClock): Agen
       name: 'gardener_node_agent_unit_restarts_total',
       help: 'systemd units restarted successfully by the node agent, by unit',
       labelNames: ['unit'],
+      registers,
+    }),
+    unitReloads: new Counter({
+      name: 'gardener_node_agent_unit_reloads_total',
+      help: 'systemd units reloaded successfully by the node agent (least disruption), by unit',
+      labelNames: ['unit'],
+      registers,
+    }),
+    restartsAvoided: new Counter({
+      name: 'gardener_node_agent_restarts_avoided_total',
+      help: 'Unit restarts an apply without disruption policy would have done and this one did not, by what avoided it (semantic-diff, reload, rule)',
+      labelNames: ['by'],
       registers,
     }),
     healthCheckFailures: new Counter({
@@ -129,6 +145,10 @@ export async function observeOscApply(
   try {
     const applied = await apply();
     result = resultLabel(applied);
+    // counted once per plan: a resumed apply's plan was counted by the run that made it
+    if (applied.outcome !== 'up-to-date' && !applied.resumed)
+      for (const { by } of avoidedRestarts(applied.plan.disruption ?? []))
+        metrics.restartsAvoided.inc({ by });
     return applied;
   } finally {
     metrics.oscApplies.inc({ result });
@@ -148,6 +168,10 @@ export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Syste
     restart: async (unit) => {
       await systemd.restart(unit);
       metrics.unitRestarts.inc({ unit });
+    },
+    reload: async (unit) => {
+      await systemd.reload(unit);
+      metrics.unitReloads.inc({ unit });
     },
   };
 }

@@ -3,8 +3,9 @@
  * changed pool its units with their causes and its files with decoded unified diffs.
  */
 import { UNIT } from '../../api/index.js';
+import { causeText, disruptionSumText } from './disruption-view.js';
 import { reasonText } from './reason-text.js';
-import type { FileView, PlanView, PoolView, UnitView } from './view.js';
+import type { FileView, PlanView, PoolView, UnitDisruptionView, UnitView } from './view.js';
 
 const short = (checksum: string | undefined) => (checksum ? checksum.slice(0, 8) : '-');
 
@@ -18,7 +19,19 @@ function header(pool: PoolView): string {
   return parts.join('  ');
 }
 
+function disruptionLines(unit: UnitView, d: UnitDisruptionView, withDiff: boolean): string[] {
+  const lines = [`    ${d.action.padEnd(13)}${unit.name}`];
+  for (const cause of d.causes) {
+    const text = causeText(cause);
+    const why = text.includes(cause.why) ? '' : `, ${cause.why}`;
+    lines.push(`              ← ${text}: ${cause.action}${why}`);
+  }
+  if (withDiff) for (const reason of unit.reasons) if (reason.diff) lines.push(...indented(reason.diff, 16));
+  return lines;
+}
+
 function unitLines(unit: UnitView, withDiff: boolean): string[] {
+  if (unit.disruption) return disruptionLines(unit, unit.disruption, withDiff);
   const self = unit.name === UNIT.nodeAgent ? '  (the agent restarts itself before the other units)' : '';
   const lines = [`    ${unit.action.padEnd(8)}${unit.name}${self}`];
   for (const reason of unit.reasons) {
@@ -71,6 +84,7 @@ function poolDetails(pool: PoolView): string[] {
     // a new pool or a first apply writes everything: list it, diffs would repeat the whole OSC
     for (const file of pool.files) lines.push(...fileLines(file, pool.change === 'changed'));
   }
+  if (pool.disruption) lines.push(`  disruption: ${disruptionSumText(pool.disruption)}`);
   if (pool.rollout) lines.push(`  rollout: ${pool.rollout.text}`);
   return lines;
 }

@@ -4,9 +4,12 @@
  */
 import { LABEL, type OperatingSystemConfig, PATH, sha256Hex } from '../../api/index.js';
 import { computePlan } from '../planner/compute-plan.js';
+import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import { explainPlan, type UnitReason } from '../planner/explain.js';
+import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { type MergedUnit, mergedUnitsOf } from '../planner/merge-units.js';
 import { isEmptyPlan } from '../planner/plan.js';
+import { disruptionSum, ruleOnlyUnitView, unitDisruptionView } from './disruption-view.js';
 import { defined, fileViews } from './file-views.js';
 import { redactionReason } from './redaction.js';
 import { summaryLine } from './summary.js';
@@ -63,17 +66,39 @@ export function oscDisplayName(osc: OperatingSystemConfig): string {
   return osc.metadata.labels?.[LABEL.workerPool] ?? osc.metadata.name ?? 'node';
 }
 
-export function poolView(name: string, previous: OscDocument | undefined, next: OscDocument): PoolView {
-  const plan = computePlan(previous?.osc, next.osc);
+/**
+ * With a disruption policy the plan is the one the agent runs with it (`--disruption-policy`):
+ * each unit says its least-disruption action and why, and the pool sums them.
+ */
+export function poolView(
+  name: string,
+  previous: OscDocument | undefined,
+  next: OscDocument,
+  policy?: DisruptionPolicy,
+): PoolView {
+  const plan = policy
+    ? computeLeastDisruptionPlan(previous?.osc, next.osc, { policy })
+    : computePlan(previous?.osc, next.osc);
   const files = fileViews(previous?.osc, plan);
   const byPath = new Map(files.map((f) => [f.path, f]));
   const before = new Map((previous ? mergedUnitsOf(previous.osc) : []).map((u) => [u.name, u]));
   const after = new Map(mergedUnitsOf(next.osc).map((u) => [u.name, u]));
-  const units: UnitView[] = explainPlan(previous?.osc, next.osc, plan).map((u) => ({
-    name: u.name,
-    action: u.action,
-    reasons: withDetails(u.name, u.reasons, byPath, { before: before.get(u.name), after: after.get(u.name) }),
-  }));
+  const decisions = new Map((plan.disruption ?? []).map((d) => [d.unit, d]));
+  const units: UnitView[] = explainPlan(previous?.osc, next.osc, plan).map((u) => {
+    const decision = decisions.get(u.name);
+    return {
+      name: u.name,
+      action: u.action,
+      reasons: withDetails(u.name, u.reasons, byPath, {
+        before: before.get(u.name),
+        after: after.get(u.name),
+      }),
+      ...(decision ? { disruption: unitDisruptionView(decision, byPath) } : {}),
+    };
+  });
+  const explained = new Set(units.map((u) => u.name));
+  for (const decision of decisions.values())
+    if (!explained.has(decision.unit)) units.push(ruleOnlyUnitView(decision, byPath));
   const from = previous && sha256Hex(previous.text);
   const to = sha256Hex(next.text);
   const changed = from !== to;
@@ -94,6 +119,7 @@ export function poolView(name: string, previous: OscDocument | undefined, next: 
     daemonReload: plan.daemonReload,
     units,
     files,
+    ...(plan.disruption ? { disruption: disruptionSum(plan.disruption) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * action with its causes (units acting for the same causes grouped), then the files no unit acts on.
  */
 import { UNIT } from '../../api/index.js';
+import { disruptionLine } from './disruption-view.js';
 import { reasonsText } from './reason-text.js';
 import type { FileView, UnitView } from './view.js';
 
@@ -34,6 +35,25 @@ function fileParts(units: readonly UnitView[], files: readonly FileView[]): stri
   return ['write', 'remove'].filter((v) => count(v) > 0).map((v) => `${v} ${count(v)} files`);
 }
 
+/**
+ * With a disruption policy each unit reads `kubelet.service: Restart ← …`; more than LISTED units
+ * taking the same action for the same kind of cause are counted instead.
+ */
+function disruptionParts(units: readonly UnitView[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const unit of units) {
+    if (!unit.disruption) continue;
+    const line = disruptionLine(unit.name, unit.disruption);
+    const key = line.slice(unit.name.length);
+    groups.set(key, [...(groups.get(key) ?? []), unit.name]);
+  }
+  return [...groups].map(([rest, names]) =>
+    names.length <= LISTED ? names.map((n) => `${n}${rest}`).join('; ') : `${names.length} units${rest}`,
+  );
+}
+
 export function summaryLine(units: readonly UnitView[], files: readonly FileView[]): string {
-  return [...unitParts(units), ...fileParts(units, files)].join('; ');
+  const withPolicy = units.filter((u) => u.disruption);
+  const others = units.filter((u) => !u.disruption);
+  return [...disruptionParts(withPolicy), ...unitParts(others), ...fileParts(units, files)].join('; ');
 }

@@ -4,6 +4,9 @@
  * it as the JSON/YAML output). Built from the node agent's own Plan, so what is shown is what the
  * agent does.
  */
+
+import type { DisruptionCause } from '../planner/decide-disruption.js';
+import type { DisruptionAction } from '../planner/disruption-action.js';
 import type { ChangeKind, UnitAction, UnitReason } from '../planner/explain.js';
 
 export type PoolChange = 'unchanged' | 'changed' | 'added' | 'removed';
@@ -14,10 +17,38 @@ export type PoolChange = 'unchanged' | 'changed' | 'added' | 'removed';
  */
 export type ReasonView = UnitReason & { readonly summary?: string; readonly diff?: string };
 
+/** A cause of the least-disruption decision, with the summary of the file change it names. */
+export type DisruptionCauseView = DisruptionCause & { readonly summary?: string };
+
+/**
+ * With a disruption policy (docs/least-disruption.md): what the agent does with the unit, the
+ * gentlest action each change needs, and why. `action` of the unit is then what it would do
+ * without a policy.
+ */
+export interface UnitDisruptionView {
+  readonly action: DisruptionAction;
+  readonly causes: readonly DisruptionCauseView[];
+}
+
 export interface UnitView {
   readonly name: string;
   readonly action: UnitAction;
   readonly reasons: readonly ReasonView[];
+  readonly disruption?: UnitDisruptionView;
+}
+
+/** A pool's disruption with a policy, summed over its units, and what it avoids against none. */
+export interface DisruptionSumView {
+  readonly restarts: number;
+  readonly reloads: number;
+  readonly drains: number;
+  readonly reboots: number;
+  /** Changed units that need only a daemon-reload or nothing. */
+  readonly unaffected: number;
+  /** Restarts the agent would have done without the policy and does not. */
+  readonly restartsAvoided: number;
+  /** Of those, the ones a reload replaces. */
+  readonly restartsReplacedByReload: number;
 }
 
 export interface FileView {
@@ -64,6 +95,8 @@ export interface PoolView {
   readonly units: readonly UnitView[];
   readonly files: readonly FileView[];
   readonly rollout?: RolloutView;
+  /** With a disruption policy only. */
+  readonly disruption?: DisruptionSumView;
 }
 
 export interface PlanView {

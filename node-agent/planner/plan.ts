@@ -4,9 +4,13 @@
  * and unit contents it writes and no references to anything else.
  */
 import type { OscDropIn, OscFile } from '../../api/index.js';
+import type { UnitDisruption } from './decide-disruption.js';
 
-/** What happens to a unit after daemon-reload. `start` in an OSC means restart (v1.111). */
-export type UnitCommandAction = 'restart' | 'stop';
+/**
+ * What happens to a unit after daemon-reload. `start` in an OSC means restart (v1.111); `reload`
+ * only comes from the least-disruption decision (docs/least-disruption.md).
+ */
+export type UnitCommandAction = 'restart' | 'stop' | 'reload';
 
 export interface PlannedCommand {
   readonly unit: string;
@@ -16,6 +20,11 @@ export interface PlannedCommand {
    * fail when the OS does not ship that unit.
    */
   readonly ifUnitExists?: boolean;
+  /**
+   * DrainAndRestart (least disruption): the node is cordoned and its pods evicted before the unit
+   * commands, and it is uncordoned once Ready after them.
+   */
+  readonly drain?: boolean;
 }
 
 export interface PlannedDropIns {
@@ -68,6 +77,11 @@ export interface Plan {
   readonly mustRestartNodeAgent: boolean;
   /** Unit commands after daemon-reload, in order. */
   readonly commands: readonly PlannedCommand[];
+  /**
+   * The least-disruption decision behind `commands`, per unit, when the plan was made with a
+   * disruption policy (decide-disruption.ts); absent in a plan made as upstream makes it.
+   */
+  readonly disruption?: readonly UnitDisruption[];
 }
 
 export function isEmptyPlan(plan: Plan): boolean {

@@ -29,7 +29,7 @@ export interface SystemctlOptions {
   readonly logger?: Logger;
 }
 
-type JobOp = 'start' | 'stop' | 'restart';
+type JobOp = 'start' | 'stop' | 'restart' | 'reload-or-restart';
 
 export class SystemctlSystemd implements Systemd {
   private readonly systemctl: string;
@@ -104,5 +104,10 @@ export class SystemctlSystemd implements Systemd {
 
   restart(unit: string): Promise<void> {
     return this.job('restart', unit);
+  }
+
+  /** `reload-or-restart`: an inactive unit cannot reload, and must still end up running its change. */
+  reload(unit: string): Promise<void> {
+    return this.job('reload-or-restart', unit);
   }
 }

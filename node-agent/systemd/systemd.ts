@@ -15,9 +15,14 @@ export interface Systemd {
   start(unit: string): Promise<void>;
   stop(unit: string): Promise<void>;
   restart(unit: string): Promise<void>;
+  /**
+   * The unit's ExecReload= (`systemctl reload-or-restart`): a running unit keeps its process and
+   * InvocationID; one that is not running is started, so the change still takes effect.
+   */
+  reload(unit: string): Promise<void>;
 }
 
-export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart';
+export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';
 
 /** One call as the recorders log it; enable and disable are one op per unit. */
 export type SystemdOp =

@@ -30,6 +30,7 @@ const resource = (apiVersion: string, kind: string, plural: string, namespaced: 
 export const RESOURCE = {
   namespace: resource('v1', 'Namespace', 'namespaces', false),
   node: resource('v1', 'Node', 'nodes', false),
+  pod: resource('v1', 'Pod', 'pods', true),
   secret: resource('v1', 'Secret', 'secrets', true),
   configMap: resource('v1', 'ConfigMap', 'configmaps', true),
   serviceAccount: resource('v1', 'ServiceAccount', 'serviceaccounts', true),

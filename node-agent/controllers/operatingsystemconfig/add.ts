@@ -24,6 +24,7 @@ import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { RunningController } from '../../../runtime/running-controller.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
+import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { kubeSystemSecret, ownNode, startedCache } from '../agent-informers.js';
@@ -61,6 +62,11 @@ export interface OscControllerOptions {
   readonly verifyProbes?: readonly VerifyProbe[];
   /** Go back to the previous OSC when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
+  /**
+   * Least disruption (docs/least-disruption.md): unit commands as the decision for this policy
+   * picks them. Absent: every changed unit restarts, as upstream.
+   */
+  readonly disruptionPolicy?: DisruptionPolicy;
 }
 
 export interface RunningOscController extends RunningController {
@@ -91,6 +97,7 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     settleMs: o.applySettleMs,
     verifyProbes: o.verifyProbes,
     revertFailedApplies: o.revertFailedApplies,
+    disruptionPolicy: o.disruptionPolicy,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

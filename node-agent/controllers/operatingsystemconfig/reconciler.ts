@@ -35,11 +35,14 @@ import { HostRoot } from '../../applier/host-root.js';
 import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
 import { computePlan } from '../../planner/compute-plan.js';
+import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
+import { actionsText } from '../../planner/restarts-avoided.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
+import { kubeNodeDrain } from './kube-node-drain.js';
 import { revertApply } from './revert-apply.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
 
@@ -67,6 +70,8 @@ export interface OscReconcilerOptions {
   readonly verifyProbes?: readonly VerifyProbe[];
   /** Go back to the previous OSC when an apply fails its verification (revert-apply.ts). */
   readonly revertFailedApplies?: boolean;
+  /** Least disruption (docs/least-disruption.md); absent: every changed unit restarts, as upstream. */
+  readonly disruptionPolicy?: DisruptionPolicy;
   readonly clock?: Clock;
 }
 
@@ -136,6 +141,8 @@ export class OscReconciler {
           // a timed-out or stopping reconcile ends at the next step, not minutes later
           signal: ctx.signal,
           barrier: this.o.applyBarrier,
+          disruptionPolicy: this.o.disruptionPolicy,
+          ...(node?.metadata?.name ? { drain: kubeNodeDrain(this.o.client, node.metadata.name) } : {}),
         }),
       );
     } catch (e) {
@@ -165,7 +172,8 @@ export class OscReconciler {
       'Operating system config has been applied successfully',
     );
     const units = await restartedUnits(result.plan, this.o.root);
-    await this.report(node.metadata.name, checksum, verifying(units), {
+    const actions = result.plan.disruption ? `; actions: ${actionsText(result.plan.disruption)}` : '';
+    await this.report(node.metadata.name, checksum, verifying(units, actions), {
       checksum: checksum ?? null,
       kubernetesVersion: this.o.kubernetesVersion,
     });
@@ -193,7 +201,7 @@ export class OscReconciler {
     }
     // forgotten before the report says Succeeded: whoever reads the report sees the node's state
     if (verdict.ok && this.o.revertFailedApplies) await clearReverted(host);
-    await this.reportVerdict(node.metadata.name, checksum, verdict);
+    await this.reportVerdict(node.metadata.name, checksum, verdict, actions);
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 
@@ -235,13 +243,16 @@ export class OscReconciler {
     nodeName: string,
     checksum: string | undefined,
     verdict: Verdict,
+    /** `; actions: …` of a least-disruption apply (docs/least-disruption.md), else empty. */
+    actions = '',
   ): Promise<void> {
+    const message = `${verdict.message}${actions}`;
     await this.report(
       nodeName,
       checksum,
       verdict.ok
-        ? { result: 'Succeeded', reason: APPLY_REASON.applied, message: verdict.message }
-        : { result: 'Failed', reason: verdict.reason, message: verdict.message },
+        ? { result: 'Succeeded', reason: APPLY_REASON.applied, message }
+        : { result: 'Failed', reason: verdict.reason, message },
     );
   }
 
@@ -284,10 +295,10 @@ export class OscReconciler {
   }
 }
 
-function verifying(units: readonly string[]): Omit<ReportContent, 'checksum'> {
+function verifying(units: readonly string[], actions: string): Omit<ReportContent, 'checksum'> {
   return {
     result: 'Verifying',
     reason: APPLY_REASON.applied,
-    message: `applied; ${units.length} restarted unit(s) to verify after the settle time`,
+    message: `applied; ${units.length} restarted unit(s) to verify after the settle time${actions}`,
   };
 }

@@ -28,6 +28,16 @@ describe('benchmarks without an API server, at their --quick size', function () 
     expect(run.stdout).to.match(new RegExp(`^1 \\| ${number} \\| ${number} \\| ${number}x \\| 1$`, 'm'));
   });
 
+  it('least-disruption prints restarts without and with the policy for every change, and totals', async () => {
+    const run = await runQuickBench('least-disruption.ts', [], 240_000);
+    expect(run.code, describeRun(run)).to.equal(0);
+    expect(run.stdout).to.include(QUICK_NOTICE);
+    expect(run.stdout.match(/^[A-Za-z][^|]* \| \d+ \(\d+\) \| \d+ \(\d+\), \d+ \|/gm)).to.have.length(7);
+    expect(run.stdout).to.match(
+      new RegExp(`^ms per plan .*: without policy ${number}, with defaults ${number}$`, 'm'),
+    );
+  });
+
   it('node-delay prints ours against upstream for every scenario', async () => {
     const run = await runQuickBench('node-delay.ts', [], 240_000);
     expect(run.code, describeRun(run)).to.equal(0);

@@ -29,6 +29,7 @@ function systemdShowing(now: UnitStatus): Systemd & { calls: number } {
     start: async () => {},
     stop: async () => {},
     restart: async () => {},
+    reload: async () => {},
   };
   return s;
 }

@@ -11,14 +11,19 @@ const number = String.raw`\d+(?:\.\d+)?`;
 describe('benchmarks without an API server, at their --quick size', function () {
   this.timeout(300_000);
 
-  it('render prints ms per pool against its JSON calibration, and the CLI wall time', async () => {
+  it('render prints ms per pool in both contracts against its JSON calibration, their ratio, and the CLI wall time', async () => {
     const run = await runQuickBench('render.ts', [], 240_000);
     expect(run.code, describeRun(run)).to.equal(0);
     expect(run.stdout).to.include(QUICK_NOTICE);
+    for (const contract of ['v1\\.91\\.4', 'v1\\.150\\.0'])
+      expect(run.stdout).to.match(
+        new RegExp(`^1 \\| ${contract} \\| ${number} \\| ${number} \\| \\d+x \\| \\d+ \\| \\d+$`, 'm'),
+      );
     expect(run.stdout).to.match(
-      new RegExp(`^1 \\| ${number} \\| ${number} \\| \\d+x \\| \\d+ \\| \\d+$`, 'm'),
+      new RegExp(`^1 \\| v1\\.150\\.0 / v1\\.91\\.4 render time per pool: ${number}$`, 'm'),
     );
-    expect(run.stdout).to.match(/CLI render of examples\/cluster.yaml: \d+ ms wall/);
+    expect(run.stdout).to.match(/CLI render of examples\/cluster.yaml \(v1\.91\.4\): \d+ ms wall/);
+    expect(run.stdout).to.match(/CLI render of examples\/cluster-v1\.150\.yaml \(v1\.150\.0\): \d+ ms wall/);
   });
 
   it('plan prints ms per pool against two shoot renders, and the changed pools', async () => {

@@ -104,7 +104,9 @@ describe('gardener-osc controller-manager and manifests', function () {
     expect(rejected.stderr).to.contain('leaderElection.leaseDuration');
   });
 
-  it('every generated configuration survives manifests: the pod reads back the same configuration', () => {
+  it('every generated configuration survives manifests: the pod reads back the same configuration', function () {
+    // 150 configurations through the manifests and back: about 10 s alone, 30 s on a loaded machine
+    this.timeout(120_000);
     const ms = fc.integer({ min: 0, max: 2 * 86_400_000 });
     const goDuration = (n: number) => formatGoDuration(n * 1e6);
     const document = fc.record(

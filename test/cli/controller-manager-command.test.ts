@@ -140,6 +140,7 @@ describe('gardener-osc controller-manager and manifests', function () {
           {
             operatingSystemConfig: fc.record(
               {
+                enabled: fc.boolean(),
                 concurrentSyncs: fc.integer({ min: 1, max: 100 }),
                 waitTimeout: ms.map(goDuration),
                 syncPeriod: ms.map(goDuration),

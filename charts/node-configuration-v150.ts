@@ -2,11 +2,12 @@
  * Everything gardenlet v1.150.0 renders for the node configuration of one shoot: the OSC pair per
  * worker pool, the ManagedResource `shoot-gardener-node-agent` with one secret per pool (its OSC
  * secret, `osc.yaml` stripped) and the secret with the three bootstrap ClusterRoleBindings
- * (seed-objects-v150.ts); with node logging, the log shipper's shoot-access secret, as v1.91.4 mode
- * renders valitail's. No downloader, executor or migration objects and no shoot-access secret for
+ * (seed-objects-v150.ts); with node logging, the log shipper's shoot-access secret (the
+ * OpenTelemetry Collector's, or valitail's while gardenlet's `OpenTelemetryCollector` gate is off),
+ * as v1.91.4 mode renders valitail's. No downloader, executor or migration objects and no shoot-access secret for
  * the agent: since v1.92.0 every node runs the agent, and it joins with the bootstrap token.
  */
-import { OPENTELEMETRY_COLLECTOR_ACCESS, shootAccessSecret } from '../api/index.js';
+import { OPENTELEMETRY_COLLECTOR_ACCESS, shootAccessSecret, VALITAIL_ACCESS } from '../api/index.js';
 import { withInjectedLabels } from './managed-resource/injected-labels.js';
 import type { SeedSecrets } from './managed-resource/osc-secret.js';
 import type { NodeConfiguration, NodeConfigurationInput, RenderedObject } from './node-configuration.js';
@@ -36,9 +37,10 @@ export function renderNodeConfigurationV150(input: NodeConfigurationInput): Node
     );
   const shoot = shootValues(cluster, values, true);
   const images = imagesV150(values);
+  const openTelemetryCollector = input.openTelemetryCollector ?? true;
   const pools = cluster.shoot.spec.provider.workers
     .filter((w) => w.machine.image)
-    .map((worker) => poolContentsV150({ cluster, values, shoot, worker, images }));
+    .map((worker) => poolContentsV150({ cluster, values, shoot, worker, images, openTelemetryCollector }));
   const warnings: string[] = [];
   if (shoot.maxDelay.source === 'rejected' || shoot.maxDelay.source === 'ignored')
     warnings.push(shoot.maxDelay.reason);
@@ -47,7 +49,12 @@ export function renderNodeConfigurationV150(input: NodeConfigurationInput): Node
     name === shoot.clusterCa.secretName ? { 'bundle.crt': shoot.clusterCa.bundle } : undefined;
   const rendered = seedObjectsV150(pools, shoot.namespace, now, secrets, input.reconciledOscs);
   const access: RenderedObject[] = values.nodeLogging
-    ? [shootAccessSecret({ ...OPENTELEMETRY_COLLECTOR_ACCESS, namespace: shoot.namespace })]
+    ? [
+        shootAccessSecret({
+          ...(openTelemetryCollector ? OPENTELEMETRY_COLLECTOR_ACCESS : VALITAIL_ACCESS),
+          namespace: shoot.namespace,
+        }),
+      ]
     : [];
   const oscs = rendered.seed.filter((o) => o.kind === 'OperatingSystemConfig') as unknown as RenderedObject[];
   if (input.oscsOnly) return { seed: [...access, ...oscs], shoot: [], warnings };

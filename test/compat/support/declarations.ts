@@ -79,7 +79,8 @@ export const DECLARATIONS: readonly Declaration[] = [
     check: 'render-v1.150',
     what: "the log shipper's shoot-access secret is part of the render (gardenlet's observability component writes it)",
     covers: (d) =>
-      d.subject === 'Secret shoot-access-opentelemetry-collector' &&
+      (d.subject === 'Secret shoot-access-opentelemetry-collector' ||
+        d.subject === 'Secret shoot-access-valitail') &&
       d.ours === 'rendered' &&
       d.upstream === 'not rendered',
   },

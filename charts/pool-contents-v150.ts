@@ -62,7 +62,7 @@ export function poolContentsV150({
   const shipper = openTelemetryCollector ? 'opentelemetry-collector' : 'valitail';
   const reconcile = reconcileContentsV150({
     kubeletDataVolumeName: worker.kubeletDataVolumeName,
-    rootCertificates: { caBundle },
+    rootCertificates: { caBundle, registryCaBundle: values.registryCaBundle },
     kernelConfig: {
       kubeProxyEnabled: spec.kubernetes.kubeProxy?.enabled === true,
       protectKernelDefaults: ctx.kubeletConfigParameters.protectKernelDefaults,
@@ -127,6 +127,7 @@ export function poolContentsV150({
     ),
     gitVersion: GARDENLET_GIT_VERSION_V150,
     clusterCaBundle: shoot.clusterCa.bundle,
+    registryCa: values.registryCaBundle === undefined ? undefined : { apiServerUrl: shoot.apiServerUrl },
   });
   const image = worker.machine.image;
   return {

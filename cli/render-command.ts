@@ -122,6 +122,10 @@ function checkGatesOfContract(gates: FeatureGates, gardenerVersion: GardenerVers
     );
 }
 
+/** gardenlet v1.91.4 has no registry CA (v1.149.0 added it): the library leaves the value unused. */
+export const REGISTRY_CA_NOT_IN_V191 =
+  'values registryCaBundle: the v1.91.4 contract has no registry CA (gardenlet v1.149.0 added it); ignored';
+
 export interface RenderResult {
   readonly objects: Record<string, unknown>[];
   readonly warnings: readonly string[];
@@ -180,6 +184,8 @@ export function renderSource(source: RenderSource): RenderResult {
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
   else if (!source.placeholderValues) warnings.push(NO_VALUES_WARNING);
+  if (gardenerVersion !== 'v1.150.0' && values.registryCaBundle !== undefined)
+    warnings.push(REGISTRY_CA_NOT_IN_V191);
   if (source.nodeAgentIdentity !== undefined) {
     const identity = source.nodeAgentIdentity;
     if (identity !== NODE_AGENT_IDENTITY.node && identity !== NODE_AGENT_IDENTITY.serviceAccount)

@@ -176,6 +176,11 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
   images: RenderValuesSchema.shape.images.unwrap().prefault({}),
   /** Node logging (valitail) for every selected shoot. */
   nodeLogging: z.boolean().default(false),
+  /**
+   * The registry CA of v1.150.0 Clusters, as gardenlet takes it from its image vector's
+   * `caBundle.inline`; the render values' `registryCaBundle`. v1.91.4 Clusters leave it unused.
+   */
+  registryCaBundle: RenderValuesSchema.shape.registryCaBundle,
   controllers: z
     .strictObject({
       operatingSystemConfig: z

@@ -3,7 +3,7 @@
  * CLI's own path: decoding, the contract's Kubernetes minors, the charts), against gardenlet
  * v1.150.0's own render of the same Cluster and values (the oracle's `render` op): every seed
  * object, the shoot objects inside the ManagedResource secrets, and the ManagedResource; with
- * gardenlet's `OpenTelemetryCollector` gate off (valitail) too. Every
+ * gardenlet's `OpenTelemetryCollector` gate off (valitail) and with a registry CA too. Every
  * difference is declared with a V150 id in docs/compatibility.md, and every such declaration is
  * still needed.
  */
@@ -29,6 +29,9 @@ import {
 type Json = any;
 
 const EXAMPLE_V150 = join(import.meta.dirname, '../../../examples/cluster-v1.150.yaml');
+
+/** A registry CA as gardenlet's image vector would carry it (`caBundle.inline`). */
+const REGISTRY_CA = '-----BEGIN CERTIFICATE-----\ncmVnaXN0cnktY2E=\n-----END CERTIFICATE-----\n';
 
 const CASES: {
   name: string;
@@ -78,6 +81,11 @@ const CASES: {
     values: () => ({ ...exampleValues(), nodeLogging: false }),
     featureGates: { OpenTelemetryCollector: false },
   },
+  {
+    name: 'examples/cluster-v1.150.yaml with a registry CA',
+    cluster: () => parseYaml(readFileSync(EXAMPLE_V150, 'utf8')),
+    values: () => ({ ...exampleValues(), registryCaBundle: REGISTRY_CA }),
+  },
 ];
 
 describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the oracle)', () => {
@@ -113,9 +121,9 @@ describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the orac
   });
 
   it('compares every object of every case', () => {
-    // 3, 3, 1, 2, 3 and 1 pools: an OSC pair and a ManagedResource secret each, plus the RBAC
+    // 3, 3, 1, 2, 3, 1 and 3 pools: an OSC pair and a ManagedResource secret each, plus the RBAC
     // secret and the ManagedResource
-    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3 + 1) + 6 * 2);
+    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3 + 1 + 3) + 7 * 2);
   });
 
   it('every difference is declared in docs/compatibility.md', () => {

@@ -36,6 +36,12 @@ export interface NodeConfigurationInput {
   /** The contract rendered (default v1.91.4); v1.150.0 refuses what it does not have (NotInContractV150Error). */
   readonly gardenerVersion?: GardenerVersion;
   readonly useGardenerNodeAgent: boolean;
+  /**
+   * gardenlet v1.150.0's feature gate `OpenTelemetryCollector` (Beta, default on): off, the log
+   * shipper of the v1.150.0 contract is valitail instead of the OpenTelemetry Collector. Read only
+   * in v1.150.0 mode; v1.91.4 has no such gate.
+   */
+  readonly openTelemetryCollector?: boolean;
   /** Legacy (cloud-config-downloader) nodes remain; implied when the gate is off. */
   readonly legacyNodes: boolean;
   readonly now: Instant;

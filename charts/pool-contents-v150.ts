@@ -35,7 +35,7 @@ import {
   nodeMonitorGracePeriodSeconds,
 } from './values/pool-inputs-v150.js';
 import type { RenderValues } from './values/render-values.js';
-import { type ShootValues, workerPoolContext } from './values/worker-pool-context.js';
+import { type ShootValues, valiIngressHost, workerPoolContext } from './values/worker-pool-context.js';
 
 export interface PoolContentsV150Input {
   readonly cluster: Cluster;
@@ -43,6 +43,8 @@ export interface PoolContentsV150Input {
   readonly shoot: ShootValues;
   readonly worker: Worker;
   readonly images: ImagesV150;
+  /** gardenlet's `OpenTelemetryCollector` gate (on by default): off, valitail ships the logs. */
+  readonly openTelemetryCollector: boolean;
 }
 
 export function poolContentsV150({
@@ -51,6 +53,7 @@ export function poolContentsV150({
   shoot,
   worker,
   images,
+  openTelemetryCollector,
 }: PoolContentsV150Input): PoolContentsV150 {
   const ctx = workerPoolContext(cluster, values, shoot, worker);
   const spec = cluster.shoot.spec;
@@ -62,9 +65,12 @@ export function poolContentsV150({
   );
   const ssh = { sshAccessEnabled: ctx.sshAccessEnabled, sshPublicKeys: ctx.sshPublicKeys };
   const nodeLogging = values.nodeLogging ?? false;
+  const technicalId = cluster.shoot.status?.technicalID ?? cluster.name;
+  const ingressDomain = cluster.seed.spec.ingress?.domain ?? '';
+  const shipper = openTelemetryCollector ? 'opentelemetry-collector' : 'valitail';
   const reconcile = reconcileContentsV150({
     kubeletDataVolumeName: worker.kubeletDataVolumeName,
-    rootCertificates: { caBundle },
+    rootCertificates: { caBundle, registryCaBundle: values.registryCaBundle },
     kernelConfig: {
       kubeProxyEnabled: spec.kubernetes.kubeProxy?.enabled === true,
       protectKernelDefaults: ctx.kubeletConfigParameters.protectKernelDefaults,
@@ -93,22 +99,33 @@ export function poolContentsV150({
         oscSecretName: key,
         kubernetesVersion: ctx.kubernetesVersion,
         apiServerUrl: shoot.apiServerUrl,
-        logShipper: nodeLogging ? 'opentelemetry-collector' : 'none',
+        logShipper: nodeLogging ? shipper : 'none',
       }),
       gitVersion: GARDENLET_GIT_VERSION_V150,
       caBundle,
       image: images.nodeAgent,
     },
-    logShipper: {
-      enabled: nodeLogging,
-      ingressHost: openTelemetryCollectorIngressHost(
-        cluster.shoot.status?.technicalID ?? cluster.name,
-        cluster.seed.spec.ingress?.domain ?? '',
-      ),
-      caBundle,
-      apiServerUrl: shoot.apiServerUrl,
-      image: images.openTelemetryCollector,
-    },
+    logShipper: openTelemetryCollector
+      ? {
+          kind: 'opentelemetry-collector',
+          input: {
+            enabled: nodeLogging,
+            ingressHost: openTelemetryCollectorIngressHost(technicalId, ingressDomain),
+            caBundle,
+            apiServerUrl: shoot.apiServerUrl,
+            image: images.openTelemetryCollector,
+          },
+        }
+      : {
+          kind: 'valitail',
+          input: {
+            enabled: nodeLogging,
+            valiIngress: nodeLogging ? valiIngressHost(technicalId, ingressDomain) : '',
+            caBundle,
+            apiServerUrl: shoot.apiServerUrl,
+            image: images.valitail,
+          },
+        },
   });
   const nodeInit = nodeInitV150({
     image: images.nodeAgent,
@@ -118,6 +135,7 @@ export function poolContentsV150({
     ),
     gitVersion: GARDENLET_GIT_VERSION_V150,
     clusterCaBundle: shoot.clusterCa.bundle,
+    registryCa: values.registryCaBundle === undefined ? undefined : { apiServerUrl: shoot.apiServerUrl },
   });
   const image = worker.machine.image;
   const rotation = cluster.shoot.status?.credentials?.rotation;

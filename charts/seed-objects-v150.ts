@@ -36,6 +36,8 @@ export function seedObjectsV150(
   secrets: SeedSecrets,
   /** Reconcile OSCs as the OS extension left them (with status), by name; default: as rendered. */
   reconciledOscs?: ReadonlyMap<string, unknown>,
+  /** Further shoot objects of the ManagedResource, each set in a secret of its own (by logical name). */
+  moreShootObjects: readonly { readonly name: string; readonly objects: Record<string, unknown>[] }[] = [],
 ): SeedObjectsV150 {
   const seed: Record<string, unknown>[] = [];
   const shoot: Record<string, unknown>[] = [];
@@ -72,6 +74,17 @@ export function seedObjectsV150(
       registryDataV150(rbac),
     ) as unknown as Record<string, unknown>,
   );
+  for (const more of moreShootObjects) {
+    shoot.push(...more.objects);
+    managedSecrets.push(
+      managedResourceSecretV150(
+        NAME.managedResourceNodeAgent,
+        more.name,
+        namespace,
+        registryDataV150(more.objects),
+      ) as unknown as Record<string, unknown>,
+    );
+  }
   const names = managedSecrets.map((s) => (s as { metadata: { name: string } }).metadata.name);
   seed.push(
     ...managedSecrets,

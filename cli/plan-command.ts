@@ -40,6 +40,8 @@ export interface PlanOptions {
   readonly config?: string;
   /** The contract of both renders; wins over each Cluster's annotation. */
   readonly gardenerVersion?: string;
+  /** gardenlet's feature gates of both renders (`--feature-gates`, as `render` reads them). */
+  readonly featureGates?: string;
   readonly logLevel?: CliLogLevel;
   /** `defaults` or a DisruptionPolicy file: the plan as agents run with it (docs/least-disruption.md). */
   readonly disruptionPolicy?: string;
@@ -58,6 +60,8 @@ export interface PlanSources {
   readonly strict?: boolean;
   /** The contract of both renders (`--gardener-version`); else each Cluster's annotation, else the default. */
   readonly gardenerVersion?: string;
+  /** gardenlet's feature gates of both renders (`--feature-gates`). */
+  readonly featureGates?: string;
   /** The rollout gate's settings (default: the controller-manager's defaults). */
   readonly rollout?: RolloutSettings;
   readonly disruptionPolicy?: DisruptionPolicy;
@@ -78,6 +82,7 @@ function renderShoot(
     now: DEFAULT_NOW,
     strict: sources.strict ?? false,
     ...(sources.gardenerVersion === undefined ? {} : { gardenerVersion: sources.gardenerVersion }),
+    ...(sources.featureGates === undefined ? {} : { featureGates: sources.featureGates }),
   });
   warnings.push(...result.warnings);
   const metadata = (source.cluster as { metadata?: { annotations?: Record<string, string> } } | undefined)
@@ -137,6 +142,7 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
     },
     strict: options.strict ?? false,
     ...(options.gardenerVersion === undefined ? {} : { gardenerVersion: options.gardenerVersion }),
+    ...(options.featureGates === undefined ? {} : { featureGates: options.featureGates }),
     ...(options.config
       ? { rollout: loadControllerManagerConfiguration(options.config, readStdin).controllers.rollout }
       : {}),
@@ -185,6 +191,10 @@ export function addPlanCommand(program: Command, io: (level?: CliLogLevel) => Pl
         '--gardener-version <version>',
         `the contract of both renders (default: each Cluster's annotation ${GARDENER_VERSION_ANNOTATION}, else ${DEFAULT_GARDENER_VERSION}); a Cluster annotated with another contract than its predecessor plans the switch`,
       ).choices(GARDENER_VERSIONS),
+    )
+    .option(
+      '--feature-gates <gates>',
+      "gardenlet's feature gates of both renders, as render reads them (e.g. OpenTelemetryCollector=false with v1.150.0)",
     )
     .option(
       '--config <file>',

@@ -11,6 +11,7 @@ import {
   type Cluster,
   chooseGardenerVersion,
   DEFAULT_GARDENER_VERSION,
+  FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   GARDENER_VERSION_ANNOTATION,
   GARDENER_VERSIONS,
@@ -90,18 +91,40 @@ export interface RenderSource {
   readonly strict?: boolean;
 }
 
-export function parseFeatureGates(text: string | undefined): { useGardenerNodeAgent: boolean } {
+export interface FeatureGates {
+  readonly useGardenerNodeAgent: boolean;
+  /** gardenlet v1.150.0's `OpenTelemetryCollector`; present only when given. */
+  readonly openTelemetryCollector?: boolean;
+}
+
+export function parseFeatureGates(text: string | undefined): FeatureGates {
   let useGardenerNodeAgent = true;
+  let openTelemetryCollector: boolean | undefined;
   for (const item of (text ?? '').split(',').filter(Boolean)) {
     const [name, value] = item.split('=');
-    if (name !== FEATURE_GATE_USE_GARDENER_NODE_AGENT)
+    if (name !== FEATURE_GATE_USE_GARDENER_NODE_AGENT && name !== FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR)
       throw new UsageError(`--feature-gates: unknown feature gate "${name}"`);
     if (value !== 'true' && value !== 'false')
       throw new UsageError(`--feature-gates: ${name} must be true or false, not "${value}"`);
-    useGardenerNodeAgent = value === 'true';
+    if (name === FEATURE_GATE_USE_GARDENER_NODE_AGENT) useGardenerNodeAgent = value === 'true';
+    else openTelemetryCollector = value === 'true';
   }
-  return { useGardenerNodeAgent };
+  return openTelemetryCollector === undefined
+    ? { useGardenerNodeAgent }
+    : { useGardenerNodeAgent, openTelemetryCollector };
 }
+
+/** A gate of gardenlet v1.150.0 asked for while rendering v1.91.4, which has no such gate. */
+function checkGatesOfContract(gates: FeatureGates, gardenerVersion: GardenerVersion): void {
+  if (gardenerVersion !== 'v1.150.0' && gates.openTelemetryCollector !== undefined)
+    throw new UsageError(
+      `--feature-gates: ${FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR} is a feature gate of gardenlet v1.150.0, not of ${gardenerVersion} (use --gardener-version v1.150.0)`,
+    );
+}
+
+/** gardenlet v1.91.4 has no registry CA (v1.149.0 added it): the library leaves the value unused. */
+export const REGISTRY_CA_NOT_IN_V191 =
+  'values registryCaBundle: the v1.91.4 contract has no registry CA (gardenlet v1.149.0 added it); ignored';
 
 export interface RenderResult {
   readonly objects: Record<string, unknown>[];
@@ -143,7 +166,7 @@ export function renderSource(source: RenderSource): RenderResult {
   const target = source.target as RenderTarget;
   if (target !== 'seed' && target !== 'shoot')
     throw new UsageError(`--target must be seed or shoot, not "${source.target}"`);
-  const { useGardenerNodeAgent } = parseFeatureGates(source.featureGates);
+  const gates = parseFeatureGates(source.featureGates);
   let now: ReturnType<typeof parseRfc3339>;
   try {
     now = parseRfc3339(source.now);
@@ -151,6 +174,7 @@ export function renderSource(source: RenderSource): RenderResult {
     throw new UsageError(`--now: ${(e as Error).message}`);
   }
   const gardenerVersion = sourceGardenerVersion(source);
+  checkGatesOfContract(gates, gardenerVersion);
   const { cluster, warnings } = decodeClusterInput(
     source.cluster,
     source.clusterName,
@@ -160,6 +184,8 @@ export function renderSource(source: RenderSource): RenderResult {
   let values: RenderValues = {};
   if (source.values !== undefined) values = decodeValuesInput(source.values, source.valuesName ?? 'values');
   else if (!source.placeholderValues) warnings.push(NO_VALUES_WARNING);
+  if (gardenerVersion !== 'v1.150.0' && values.registryCaBundle !== undefined)
+    warnings.push(REGISTRY_CA_NOT_IN_V191);
   if (source.nodeAgentIdentity !== undefined) {
     const identity = source.nodeAgentIdentity;
     if (identity !== NODE_AGENT_IDENTITY.node && identity !== NODE_AGENT_IDENTITY.serviceAccount)
@@ -173,7 +199,8 @@ export function renderSource(source: RenderSource): RenderResult {
       cluster,
       values,
       gardenerVersion,
-      useGardenerNodeAgent,
+      useGardenerNodeAgent: gates.useGardenerNodeAgent,
+      openTelemetryCollector: gates.openTelemetryCollector,
       legacyNodes: source.legacyNodes ?? false,
       now,
       target,
@@ -299,7 +326,7 @@ export function addRenderCommand(program: Command, io: (level?: CliLogLevel) => 
     )
     .option(
       '--feature-gates <gates>',
-      'UseGardenerNodeAgent=true|false',
+      `${FEATURE_GATE_USE_GARDENER_NODE_AGENT}=true|false; with --gardener-version v1.150.0 also ${FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR}=true|false (false: valitail ships the node logs)`,
       `${FEATURE_GATE_USE_GARDENER_NODE_AGENT}=true`,
     )
     .option('--legacy-nodes', 'legacy cloud-config-downloader nodes remain (a migration is running)')

@@ -39,6 +39,8 @@ export const DATA_KEY = {
 } as const;
 
 export const FEATURE_GATE_USE_GARDENER_NODE_AGENT = 'UseGardenerNodeAgent';
+/** gardenlet v1.150.0's gate of the OpenTelemetry Collector log shipper (gardener v1.150.0 pkg/features). */
+export const FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR = 'OpenTelemetryCollector';
 export const BOOTSTRAP_TOKEN_PLACEHOLDER = '<<BOOTSTRAP_TOKEN>>';
 export const ACCESS_TOKEN_EXPIRATION = '720h';
 

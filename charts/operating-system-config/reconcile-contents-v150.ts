@@ -2,8 +2,9 @@
  * The units and files of a pool's reconcile OSC in the Gardener v1.150.0 contract, in upstream's
  * order (gardener v1.150.0 pkg/component/extensions/operatingsystemconfig/original/original.go
  * `Components`): var-lib-kubelet mount, root certificates, containerd, journald, kernel config,
- * kubelet, sshd-ensurer, node agent, the log shipper (OpenTelemetry Collector, the gate's
- * default), and gardener-user when SSH access is enabled.
+ * kubelet, sshd-ensurer, node agent, the log shipper (the OpenTelemetry Collector while
+ * gardenlet's `OpenTelemetryCollector` gate is on, its default; valitail while it is off), and
+ * gardener-user when SSH access is enabled.
  */
 import type { ComponentOutput } from '../../components/component.js';
 import { containerdV150 } from '../../components/containerd/containerd-v150.js';
@@ -25,7 +26,13 @@ import {
   rootCertificatesV150,
 } from '../../components/root-certificates/root-certificates-v150.js';
 import { sshdEnsurerV150 } from '../../components/sshd-ensurer/sshd-ensurer-v150.js';
+import { type ValitailV150Input, valitailV150 } from '../../components/valitail/valitail-v150.js';
 import { varLibKubeletMountUnit } from '../../components/var-lib-kubelet-mount/var-lib-kubelet-mount.js';
+
+/** The log shipper gardenlet's `OpenTelemetryCollector` gate chooses, with its inputs. */
+export type LogShipperV150 =
+  | { readonly kind: 'opentelemetry-collector'; readonly input: OpenTelemetryCollectorInput }
+  | { readonly kind: 'valitail'; readonly input: ValitailV150Input };
 
 export interface ReconcileContentsV150Input {
   readonly kubeletDataVolumeName: string | undefined;
@@ -34,7 +41,7 @@ export interface ReconcileContentsV150Input {
   readonly kubelet: KubeletV150Input;
   readonly ssh: { readonly sshAccessEnabled: boolean; readonly sshPublicKeys: readonly string[] };
   readonly nodeAgent: NodeAgentV150Input;
-  readonly logShipper: OpenTelemetryCollectorInput;
+  readonly logShipper: LogShipperV150;
 }
 
 export function reconcileContentsV150(input: ReconcileContentsV150Input): ComponentOutput {
@@ -47,7 +54,9 @@ export function reconcileContentsV150(input: ReconcileContentsV150Input): Compon
     kubeletV150(input.kubelet),
     sshdEnsurerV150(input.ssh),
     nodeAgentV150(input.nodeAgent),
-    openTelemetryCollector(input.logShipper),
+    input.logShipper.kind === 'valitail'
+      ? valitailV150(input.logShipper.input)
+      : openTelemetryCollector(input.logShipper.input),
     input.ssh.sshAccessEnabled ? gardenerUserV150(input.ssh) : { units: [], files: [] },
   ]);
 }

@@ -32,6 +32,15 @@ export const RenderValuesSchema = z.strictObject({
       openTelemetryCollector: z.string().min(1).optional(),
     })
     .optional(),
+  /**
+   * The v1.150.0 contract's registry CA: the PEM bundle of the private container registry, what
+   * gardenlet v1.150.0 reads from its image vector's `caBundle.inline` (gardener v1.150.0
+   * pkg/gardenlet/operation/operation.go `RegistryCABundle`). Nodes get it as
+   * `registry-ca.crt`/`registry-ca.pem`, and node init fetches it from the shoot's ConfigMap
+   * `kube-system/registry-ca-bundle` before it pulls the node agent. v1.91.4 has none: unused
+   * there (`gardener-osc render` warns).
+   */
+  registryCaBundle: z.string().min(1).optional(),
   /** Node logging (valitail), as gardenlet's shootNodeLogging decides. */
   nodeLogging: z.boolean().optional(),
   /**

@@ -13,9 +13,14 @@ import { updateLocalCaCertificatesScriptV150 } from './update-script-v150.js';
 
 const LOCAL_CERTS_DIR = '/var/lib/ca-certificates-local';
 
+const TRUST_ANCHORS_DIR = '/etc/pki/trust/anchors';
+
 export const REGISTRY_CA_PATH_V150 = {
   localBundle: `${LOCAL_CERTS_DIR}/registry-ca.crt`,
-  trustAnchor: '/etc/pki/trust/anchors/registry-ca.pem',
+  trustAnchor: `${TRUST_ANCHORS_DIR}/registry-ca.pem`,
+  /** The directories node init creates before it writes the two files. */
+  localDir: LOCAL_CERTS_DIR,
+  trustAnchorsDir: TRUST_ANCHORS_DIR,
 } as const;
 
 const UNIT_CONTENT_V150 = [
@@ -41,13 +46,21 @@ export interface RootCertificatesV150Input {
   readonly registryCaBundle?: string;
 }
 
+/**
+ * `update-local-ca-certificates.sh`, also in the provision OSC when a registry CA is set (upstream's
+ * `UpdateLocalCACertificatesScriptFile`, which node init reuses).
+ */
+export function updateLocalCaCertificatesScriptFileV150(): OscFile {
+  return {
+    path: ROOT_CERTIFICATES_PATH.script,
+    permissions: MODE.script,
+    content: b64(updateLocalCaCertificatesScriptV150(LOCAL_CERTS_DIR)),
+  };
+}
+
 export function rootCertificatesV150(input: RootCertificatesV150Input): ComponentOutput {
   const files: OscFile[] = [
-    {
-      path: ROOT_CERTIFICATES_PATH.script,
-      permissions: MODE.script,
-      content: b64(updateLocalCaCertificatesScriptV150(LOCAL_CERTS_DIR)),
-    },
+    updateLocalCaCertificatesScriptFileV150(),
     { path: ROOT_CERTIFICATES_PATH.localBundle, permissions: MODE.rw, content: b64(input.caBundle) },
     { path: ROOT_CERTIFICATES_PATH.trustAnchor, permissions: MODE.rw, content: b64(input.caBundle) },
   ];

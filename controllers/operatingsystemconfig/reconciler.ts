@@ -18,6 +18,7 @@ import {
   type Cluster,
   type ClusterObject,
   decodeCluster,
+  FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   formatFieldErrors,
   type GardenerVersion,
@@ -218,6 +219,7 @@ export class OscReconciler {
       values: seedValues.values,
       gardenerVersion,
       useGardenerNodeAgent: gate,
+      openTelemetryCollector: this.o.config.featureGates[FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR],
       legacyNodes: migration.legacyNodes,
       now: instantFromDate(new Date(this.clock.now())),
     };

@@ -43,6 +43,10 @@ type renderInput struct {
 	SSHPublicKeys     []string `json:"sshPublicKeys"`
 	// OSExtension is what the OS extension writes into each OSC's status, by OSC name.
 	OSExtension map[string]osExtensionStatus `json:"osExtension"`
+	// FeatureGates are gardenlet's feature gates for this render (default: their defaults).
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+	// RegistryCABundle is the image vector's CA bundle (gardenlet's operation.RegistryCABundle).
+	RegistryCABundle *string `json:"registryCABundle,omitempty"`
 }
 
 type renderResult struct {
@@ -73,6 +77,11 @@ func renderOp(raw json.RawMessage) (any, error) {
 		}
 	}
 	applyAPIServerDefaults(shoot, cluster.Name)
+	restoreFeatureGates, err := withFeatureGates(in.FeatureGates)
+	if err != nil {
+		return nil, fmt.Errorf("featureGates: %w", err)
+	}
+	defer restoreFeatureGates()
 
 	ctx := context.Background()
 	operatingsystemconfig.TimeNow = func() time.Time { return in.Now }
@@ -195,5 +204,6 @@ func newBotanist(
 		SeedClientSet:  kubernetesfake.NewClientSetBuilder().WithClient(seedClient).Build(),
 		SecretsManager: secrets,
 	}
+	op.RegistryCABundle = in.RegistryCABundle
 	return &botanist.Botanist{Operation: op}, nil
 }

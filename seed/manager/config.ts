@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import {
   DEFAULT_GARDENER_VERSION,
+  FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR,
   FEATURE_GATE_USE_GARDENER_NODE_AGENT,
   type FieldError,
   formatGoDuration,
@@ -115,7 +116,14 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
    */
   gardenerVersion: z.enum(GARDENER_VERSIONS).default(DEFAULT_GARDENER_VERSION),
   featureGates: z
-    .strictObject({ [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true) })
+    .strictObject({
+      [FEATURE_GATE_USE_GARDENER_NODE_AGENT]: z.boolean().default(true),
+      /**
+       * gardenlet v1.150.0's gate (Beta, on by default): off, the log shipper of v1.150.0
+       * Clusters is valitail instead of the OpenTelemetry Collector. v1.91.4 Clusters ignore it.
+       */
+      [FEATURE_GATE_OPEN_TELEMETRY_COLLECTOR]: z.boolean().default(true),
+    })
     .prefault({}),
   /**
    * How node agents authenticate and what limits them. `node` (default): each agent obtains a
@@ -168,6 +176,11 @@ export const ControllerManagerConfigurationSchema = z.strictObject({
   images: RenderValuesSchema.shape.images.unwrap().prefault({}),
   /** Node logging (valitail) for every selected shoot. */
   nodeLogging: z.boolean().default(false),
+  /**
+   * The registry CA of v1.150.0 Clusters, as gardenlet takes it from its image vector's
+   * `caBundle.inline`; the render values' `registryCaBundle`. v1.91.4 Clusters leave it unused.
+   */
+  registryCaBundle: RenderValuesSchema.shape.registryCaBundle,
   controllers: z
     .strictObject({
       operatingSystemConfig: z

@@ -1,7 +1,7 @@
 /**
  * The render values of one shoot from its seed namespace: the secrets manager's CA bundles and
  * SSH key pairs (listed by label, so the controller never reads other secrets) plus the
- * controller-manager's images, node-logging setting and node agent identity mode.
+ * controller-manager's images, node-logging setting, node agent identity mode and registry CA.
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Cluster } from '../../api/index.js';
@@ -42,7 +42,11 @@ export async function seedRenderValues(
   });
   if (!result.ok) throw new SeedSecretsError(namespace, result.reasons);
   return {
-    values: { ...result.values, nodeAgentIdentity: config.nodeAgent.identity },
+    values: {
+      ...result.values,
+      nodeAgentIdentity: config.nodeAgent.identity,
+      ...(config.registryCaBundle === undefined ? {} : { registryCaBundle: config.registryCaBundle }),
+    },
     rotating: result.rotating,
   };
 }

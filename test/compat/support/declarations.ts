@@ -4,7 +4,7 @@
  * covers fails the compat suite; so does an entry that covers nothing, and an id the page lacks.
  */
 import { parseYaml } from '../../../api/index.js';
-import { type Check, type Difference, itemPath } from './difference.js';
+import { type Check, type Difference, deepEqual, itemPath } from './difference.js';
 
 export interface Declaration {
   /** The row's id on docs/compatibility.md. */
@@ -13,6 +13,21 @@ export interface Declaration {
   /** What this entry covers, in a few words (shown when it covers nothing). */
   readonly what: string;
   readonly covers: (d: Difference) => boolean;
+}
+
+/** Our ManagedResource secret with the shoot's registry CA objects (V150-4). */
+const REGISTRY_CA_SECRET = 'managedresource-shoot-gardener-node-agent-registry-ca-bundle';
+
+/** A logical ManagedResource (compare-render-v150.ts) without our registry CA secret. */
+function withoutRegistryCaSecret(mr: unknown): unknown {
+  // biome-ignore lint/suspicious/noExplicitAny: a plain JSON document
+  const o = mr as any;
+  const other = (names: unknown) => ((names ?? []) as string[]).filter((n) => n !== REGISTRY_CA_SECRET);
+  return {
+    ...o,
+    metadata: { ...o?.metadata, annotations: other(o?.metadata?.annotations) },
+    spec: { ...o?.spec, secretRefs: other(o?.spec?.secretRefs) },
+  };
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -79,9 +94,22 @@ export const DECLARATIONS: readonly Declaration[] = [
     check: 'render-v1.150',
     what: "the log shipper's shoot-access secret is part of the render (gardenlet's observability component writes it)",
     covers: (d) =>
-      d.subject === 'Secret shoot-access-opentelemetry-collector' &&
+      (d.subject === 'Secret shoot-access-opentelemetry-collector' ||
+        d.subject === 'Secret shoot-access-valitail') &&
       d.ours === 'rendered' &&
       d.upstream === 'not rendered',
+  },
+  {
+    id: 'V150-4',
+    check: 'render-v1.150',
+    what: "the shoot's registry-ca-bundle ConfigMap, Role and RoleBinding are part of the render (gardenlet's shoot-system writes them)",
+    covers: (d) =>
+      (d.subject === `Secret ${REGISTRY_CA_SECRET}` &&
+        d.ours === 'rendered' &&
+        d.upstream === 'not rendered') ||
+      (d.subject === 'ManagedResource shoot-gardener-node-agent' &&
+        d.field === 'object (secret names without hashes)' &&
+        deepEqual(withoutRegistryCaSecret(d.ours), d.upstream)),
   },
   {
     id: '1',

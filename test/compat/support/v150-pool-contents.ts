@@ -63,5 +63,6 @@ export function poolContentsV150(cluster: Cluster, osc: UpstreamOsc): PoolConten
     shoot: shootValues(cluster, values, true),
     worker,
     images: imagesV150(values),
+    openTelemetryCollector: true,
   });
 }

@@ -19,6 +19,7 @@ export interface ExampleValues {
   readonly sshPublicKeys?: string[];
   readonly nodeLogging?: boolean;
   readonly clusterDnsAddress?: string;
+  readonly registryCaBundle?: string;
 }
 
 export const exampleCluster = (): Json => parseYaml(readFileSync(join(EXAMPLES, 'cluster.yaml'), 'utf8'));
@@ -61,6 +62,8 @@ export async function renderV150(
   oracle: Oracle150,
   cluster: Json,
   values: ExampleValues = exampleValues(),
+  /** gardenlet's feature gates for this render (default: their defaults). */
+  featureGates?: Record<string, boolean>,
 ): Promise<Json[]> {
   const result = await oracle.ask<{ seed: Json[] }>('render', {
     cluster,
@@ -73,6 +76,8 @@ export async function renderV150(
     kubeletCA: Buffer.from(values.caBundles.kubelet).toString('base64'),
     sshPublicKeys: values.sshPublicKeys ?? [],
     osExtension: {},
+    ...(featureGates ? { featureGates } : {}),
+    ...(values.registryCaBundle === undefined ? {} : { registryCABundle: values.registryCaBundle }),
   });
   return result.seed;
 }

@@ -4,11 +4,13 @@
  * node agent configurations strictly decoded and validated, our OSC secrets against
  * `OperatingSystemConfigSecret` and our ManagedResource data against its registry.
  */
+
 import { expect } from 'chai';
 import { encodeNodeAgentConfigurationV150, parseRfc3339, parseSemVer } from '../../../api/index.js';
 import { type KeyV150Input, keyV150 } from '../../../api/keys-v150.js';
 import { oscSecretV150 } from '../../../charts/managed-resource/osc-secret-v150.js';
 import { nodeAgentRbacV150 } from '../../../charts/managed-resource/rbac-v150.js';
+import { registryCaBundleObjectsV150 } from '../../../charts/managed-resource/registry-ca-bundle-v150.js';
 import { registryDataV150 } from '../../../charts/managed-resource/registry-v150.js';
 import { type OscV150Pool, oscObjectV150 } from '../../../charts/operating-system-config/osc-object-v150.js';
 import { provisionContentsV150 } from '../../../charts/operating-system-config/provision-contents-v150.js';
@@ -259,7 +261,14 @@ describe('compat v1.150.0: what we render of the contract, judged by upstream', 
       'worker-a',
       seedSecrets,
     );
-    for (const objects of [nodeAgentRbacV150(), [secret as unknown as Record<string, unknown>]]) {
+    for (const objects of [
+      nodeAgentRbacV150(),
+      [secret as unknown as Record<string, unknown>],
+      // the registry CA's ConfigMap, Role and RoleBinding (V150-4), as gardenlet's shoot-system builds them
+      registryCaBundleObjectsV150(
+        '-----BEGIN CERTIFICATE-----\ncmVnaXN0cnktY2E=\n-----END CERTIFICATE-----\n',
+      ),
+    ]) {
       const upstream = await oracle150().ask<Record<string, string>>('registry', { objects });
       expect(registryDataV150(objects)['data.yaml.br']?.toString('base64')).to.equal(
         upstream['data.yaml.br'],

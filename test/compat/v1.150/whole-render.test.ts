@@ -2,7 +2,8 @@
  * The whole v1.150.0 render, as `gardener-osc render --gardener-version v1.150.0` writes it (the
  * CLI's own path: decoding, the contract's Kubernetes minors, the charts), against gardenlet
  * v1.150.0's own render of the same Cluster and values (the oracle's `render` op): every seed
- * object, the shoot objects inside the ManagedResource secrets, and the ManagedResource. Every
+ * object, the shoot objects inside the ManagedResource secrets, and the ManagedResource; with
+ * gardenlet's `OpenTelemetryCollector` gate off (valitail) and with a registry CA too. Every
  * difference is declared with a V150 id in docs/compatibility.md, and every such declaration is
  * still needed.
  */
@@ -30,7 +31,16 @@ type Json = any;
 
 const EXAMPLE_V150 = join(import.meta.dirname, '../../../examples/cluster-v1.150.yaml');
 
-const CASES: { name: string; cluster: () => Json; values: () => ExampleValues }[] = [
+/** A registry CA as gardenlet's image vector would carry it (`caBundle.inline`). */
+const REGISTRY_CA = '-----BEGIN CERTIFICATE-----\ncmVnaXN0cnktY2E=\n-----END CERTIFICATE-----\n';
+
+const CASES: {
+  name: string;
+  cluster: () => Json;
+  values: () => ExampleValues;
+  /** gardenlet's feature gates, as `--feature-gates` takes them. */
+  featureGates?: Record<string, boolean>;
+}[] = [
   {
     name: 'examples/cluster-v1.150.yaml',
     cluster: () => parseYaml(readFileSync(EXAMPLE_V150, 'utf8')),
@@ -88,6 +98,23 @@ const CASES: { name: string; cluster: () => Json; values: () => ExampleValues }[
     },
     values: exampleValues,
   },
+  {
+    name: 'examples/cluster-v1.150.yaml with OpenTelemetryCollector=false (valitail)',
+    cluster: () => parseYaml(readFileSync(EXAMPLE_V150, 'utf8')),
+    values: exampleValues,
+    featureGates: { OpenTelemetryCollector: false },
+  },
+  {
+    name: 'the reference pool with OpenTelemetryCollector=false, without node logging',
+    cluster: () => referencePoolCluster(),
+    values: () => ({ ...exampleValues(), nodeLogging: false }),
+    featureGates: { OpenTelemetryCollector: false },
+  },
+  {
+    name: 'examples/cluster-v1.150.yaml with a registry CA',
+    cluster: () => parseYaml(readFileSync(EXAMPLE_V150, 'utf8')),
+    values: () => ({ ...exampleValues(), registryCaBundle: REGISTRY_CA }),
+  },
   ...corpusV150(),
 ];
 
@@ -142,8 +169,15 @@ describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the orac
         gardenerVersion: 'v1.150.0',
         target: 'seed',
         now: RENDER_NOW,
+        ...(c.featureGates
+          ? {
+              featureGates: Object.entries(c.featureGates)
+                .map(([gate, on]) => `${gate}=${on}`)
+                .join(','),
+            }
+          : {}),
       });
-      const upstream = await renderV150(oracle150(), c.cluster(), values);
+      const upstream = await renderV150(oracle150(), c.cluster(), values, c.featureGates);
       objects += upstream.length;
       const d = new Differences('render-v1.150', c.name);
       compareSeedObjectsV150(d, ours.objects, upstream);
@@ -152,10 +186,10 @@ describe('compat v1.150.0: the whole render against gardenlet v1.150.0 (the orac
   });
 
   it('compares every object of every case', () => {
-    // 3, 3, 1, 2, 3 pools and the corpus' 1, 2, 1, 2: an OSC pair and a ManagedResource secret each,
-    // plus the RBAC secret and the ManagedResource per case
-    expect(CASES).to.have.length(9);
-    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3 + 1 + 2 + 1 + 2) + 9 * 2);
+    // 3, 3, 1, 2, 3, 3, 1, 3 pools and the corpus' 1, 2, 1, 2: an OSC pair and a ManagedResource
+    // secret each, plus the RBAC secret and the ManagedResource per case (upstream's objects)
+    expect(CASES).to.have.length(12);
+    expect(objects).to.equal(3 * (3 + 3 + 1 + 2 + 3 + 3 + 1 + 3 + 1 + 2 + 1 + 2) + 12 * 2);
   });
 
   it('every difference is declared in docs/compatibility.md', () => {

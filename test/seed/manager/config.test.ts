@@ -22,6 +22,7 @@ describe('ControllerManagerConfiguration', () => {
     expect(c.gardenerVersion).to.equal('v1.91.4');
     expect(c.featureGates.UseGardenerNodeAgent).to.equal(true);
     expect(c.controllers.operatingSystemConfig.enabled).to.equal(true);
+    expect(c.featureGates.OpenTelemetryCollector).to.equal(true);
     expect(c.controllers.operatingSystemConfig.waitTimeout).to.equal(180_000);
     expect(c.controllers.operatingSystemConfig.syncPeriod).to.equal(3_600_000);
     expect(c.controllers.nodeDelay).to.deep.equal({ enabled: true, minDelay: 0, inV150Mode: false });

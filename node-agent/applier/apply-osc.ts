@@ -19,6 +19,7 @@
  * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
  * a step boundary, with its progress saved for the next one.
  */
+import { hostname } from 'node:os';
 import {
   decodeOperatingSystemConfig,
   type OperatingSystemConfig,
@@ -32,6 +33,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
+import { oscForHost } from './files-for-host.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
@@ -69,6 +71,8 @@ export interface ApplyOptions {
   readonly barrier?: ApplyBarrier;
   /** Cancels the apply at the next step boundary (and any image pull in progress). */
   readonly signal?: AbortSignal;
+  /** The node's lower-cased hostname, which `files[].hostName` is matched with (default: this machine's). */
+  readonly hostName?: string;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -141,13 +145,16 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await options.barrier?.(where, options.signal);
   };
   const next = decodeNext(options.oscText, options.osc);
+  const hostName = options.hostName ?? hostname().toLowerCase();
+  const nextHere = oscForHost(next, hostName);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
 
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
-  const plan = resumed ? progress.plan : computePlan(previous.osc, next, { interrupted: progress?.plan });
+  const previousHere = previous.osc && oscForHost(previous.osc, hostName);
+  const plan = resumed ? progress.plan : computePlan(previousHere, nextHere, { interrupted: progress?.plan });
   const steps = planSteps(plan);
   const completed = new Set(resumed ? progress.completed : []);
   const result = (
@@ -178,7 +185,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     host,
     plan,
     pending,
-    osc: next,
+    osc: nextHere,
     images: options.images,
     tag: checksum,
     signal: options.signal,

@@ -91,6 +91,7 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     settleMs: o.applySettleMs,
     verifyProbes: o.verifyProbes,
     revertFailedApplies: o.revertFailedApplies,
+    hostName: o.hostName,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

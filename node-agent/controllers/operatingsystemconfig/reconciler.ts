@@ -68,6 +68,8 @@ export interface OscReconcilerOptions {
   /** Go back to the previous OSC when an apply fails its verification (revert-apply.ts). */
   readonly revertFailedApplies?: boolean;
   readonly clock?: Clock;
+  /** The node's lower-cased hostname (`files[].hostName`); default: this machine's. */
+  readonly hostName?: string;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -136,6 +138,7 @@ export class OscReconciler {
           // a timed-out or stopping reconcile ends at the next step, not minutes later
           signal: ctx.signal,
           barrier: this.o.applyBarrier,
+          hostName: this.o.hostName,
         }),
       );
     } catch (e) {

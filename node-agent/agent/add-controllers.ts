@@ -9,6 +9,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
 import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
+import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { addCertificateController } from '../controllers/certificate/add.js';
 import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
 import { addHostnameCheckController } from '../controllers/hostname/add.js';
@@ -36,6 +37,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         applySettleMs: o.applySettleMs,
         verifyProbes: verifyProbes(probes),
         revertFailedApplies: o.revertFailedApplies,
+        containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
       },
       signal,
     ),

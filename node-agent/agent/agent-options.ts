@@ -1,6 +1,7 @@
 /** How `gardener-node-agent run` is started: its configuration and what tests and tools override. */
 import type { NodeAgentConfiguration } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
+import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
@@ -29,4 +30,9 @@ export interface AgentOptions {
   readonly applySettleMs?: number;
   /** Go back to the OSC the node ran before when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
+  /**
+   * The containerd a v1.150.0 OSC hands its configuration to (`criConfig.containerd`). Default:
+   * this machine's when the root is `/`, else none (such an OSC then fails to apply).
+   */
+  readonly containerd?: ContainerdTool;
 }

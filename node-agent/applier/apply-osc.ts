@@ -27,6 +27,10 @@ import {
   ValidationError,
 } from '../../api/index.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
+import { computeContainerdConfig, writeContainerdConfig } from '../containerd/containerd-config-file.js';
+import { withContainerdEnvDropIn } from '../containerd/containerd-env-drop-in.js';
+import { containerdConfigChanged, withContainerdRestart } from '../containerd/containerd-restart.js';
+import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import { computePlan } from '../planner/compute-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -73,6 +77,10 @@ export interface ApplyOptions {
   readonly signal?: AbortSignal;
   /** The node's lower-cased hostname, which `files[].hostName` is matched with (default: this machine's). */
   readonly hostName?: string;
+  /** containerd, asked when the OSC configures it (`criConfig.containerd`, the v1.150.0 contract). */
+  readonly containerd?: ContainerdTool;
+  /** The agent's PATH for containerd's environment drop-in (default: this process's). */
+  readonly agentPath?: string;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -146,15 +154,22 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   };
   const next = decodeNext(options.oscText, options.osc);
   const hostName = options.hostName ?? hostname().toLowerCase();
-  const nextHere = oscForHost(next, hostName);
+  const agentPath = options.agentPath ?? process.env.PATH ?? '';
+  const nextHere = withContainerdEnvDropIn(oscForHost(next, hostName), agentPath);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
 
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
-  const previousHere = previous.osc && oscForHost(previous.osc, hostName);
-  const plan = resumed ? progress.plan : computePlan(previousHere, nextHere, { interrupted: progress?.plan });
+  const previousHere = previous.osc && withContainerdEnvDropIn(oscForHost(previous.osc, hostName), agentPath);
+  const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
+  const plan = resumed
+    ? progress.plan
+    : withContainerdRestart(
+        computePlan(previousHere, nextHere, { interrupted: progress?.plan }),
+        containerdConfigChanged(previousHere, nextHere),
+      );
   const steps = planSteps(plan);
   const completed = new Set(resumed ? progress.completed : []);
   const result = (
@@ -172,6 +187,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
 
   if (!resumed && isEmptyPlan(plan)) {
     await removeStaleStaging(host);
+    if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
@@ -226,6 +242,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
 
   try {
     await crash('persisted');
+    if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();

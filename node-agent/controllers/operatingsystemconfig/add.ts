@@ -24,6 +24,7 @@ import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { RunningController } from '../../../runtime/running-controller.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { kubeSystemSecret, ownNode, startedCache } from '../agent-informers.js';
@@ -61,6 +62,8 @@ export interface OscControllerOptions {
   readonly verifyProbes?: readonly VerifyProbe[];
   /** Go back to the previous OSC when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
+  /** The containerd a v1.150.0 OSC configures. */
+  readonly containerd?: ContainerdTool;
 }
 
 export interface RunningOscController extends RunningController {
@@ -92,6 +95,7 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     verifyProbes: o.verifyProbes,
     revertFailedApplies: o.revertFailedApplies,
     hostName: o.hostName,
+    containerd: o.containerd,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

@@ -10,6 +10,7 @@
  * Succeeded or Failed (verify-apply.ts), or, with `revertFailedApplies`, Failed after going back to
  * the OSC the node ran before (revert-apply.ts).
  */
+
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
@@ -34,6 +35,7 @@ import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
 import { computePlan } from '../../planner/compute-plan.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
@@ -70,6 +72,8 @@ export interface OscReconcilerOptions {
   readonly clock?: Clock;
   /** The node's lower-cased hostname (`files[].hostName`); default: this machine's. */
   readonly hostName?: string;
+  /** The containerd a v1.150.0 OSC configures. */
+  readonly containerd?: ContainerdTool;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -139,6 +143,7 @@ export class OscReconciler {
           signal: ctx.signal,
           barrier: this.o.applyBarrier,
           hostName: this.o.hostName,
+          containerd: this.o.containerd,
         }),
       );
     } catch (e) {
@@ -181,6 +186,8 @@ export class OscReconciler {
         previousText,
         systemd: this.o.systemd,
         images: this.o.images,
+        hostName: this.o.hostName,
+        containerd: this.o.containerd,
         verify: (restarted) => this.verify(restarted, ctx),
         signal: ctx.signal,
         log: ctx.log,

@@ -31,6 +31,12 @@ import { computeContainerdConfig, writeContainerdConfig } from '../containerd/co
 import { withContainerdEnvDropIn } from '../containerd/containerd-env-drop-in.js';
 import { containerdConfigChanged, withContainerdRestart } from '../containerd/containerd-restart.js';
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
+import {
+  checkRegistryUpstreams,
+  removeDroppedRegistries,
+  writeRegistries,
+} from '../containerd/registry-files.js';
+import { registryChanges } from '../containerd/registry-hosts.js';
 import { computePlan } from '../planner/compute-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -164,6 +170,8 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const resumed = progress?.oscChecksum === checksum;
   const previousHere = previous.osc && withContainerdEnvDropIn(oscForHost(previous.osc, hostName), agentPath);
   const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
+  const registries = registryChanges(previousHere, nextHere);
+  checkRegistryUpstreams(registries);
   const plan = resumed
     ? progress.plan
     : withContainerdRestart(
@@ -188,6 +196,8 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   if (!resumed && isEmptyPlan(plan)) {
     await removeStaleStaging(host);
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
+    await writeRegistries(host, registries);
+    await removeDroppedRegistries(host, registries);
     if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
@@ -243,6 +253,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   try {
     await crash('persisted');
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
+    await writeRegistries(host, registries);
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();
@@ -276,6 +287,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   }
   if (failures.length > 0) throw new ApplyError(failures);
 
+  await removeDroppedRegistries(host, registries);
   await writeLastApplied(host, options.oscText, next);
   await crash('last-applied');
   await removeProgress(host);

@@ -37,6 +37,7 @@ import {
   writeRegistries,
 } from '../containerd/registry-files.js';
 import { registryChanges } from '../containerd/registry-hosts.js';
+import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
 import { computePlan } from '../planner/compute-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -169,6 +170,8 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
   const previousHere = previous.osc && withContainerdEnvDropIn(oscForHost(previous.osc, hostName), agentPath);
+  const missing = missingInPlaceCapabilities(previousHere, nextHere);
+  if (missing.length > 0) throw new InPlaceUpdateUnsupportedError(missing);
   const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
   const registries = registryChanges(previousHere, nextHere);
   checkRegistryUpstreams(registries);

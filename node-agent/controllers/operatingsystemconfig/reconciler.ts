@@ -30,12 +30,14 @@ import {
 } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
 import type { ContainerdTool } from '../../containerd/containerd-tool.js';
+import { InPlaceUpdateUnsupportedError, inPlaceFailurePatch } from '../../inplace/in-place-refusal.js';
 import { computePlan } from '../../planner/compute-plan.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
@@ -264,6 +266,13 @@ export class OscReconciler {
   ): Promise<void> {
     const name = node?.metadata?.name;
     if (!name || (ctx.signal.aborted && !(ctx.signal.reason instanceof ReconcileTimeoutError))) return;
+    if (error instanceof InPlaceUpdateUnsupportedError) {
+      try {
+        await this.o.client.mergePatch(RESOURCE.node, { name }, inPlaceFailurePatch(error));
+      } catch (e) {
+        ctx.log.error({ err: e }, 'Unable to mark the refused in-place update on the Node');
+      }
+    }
     const next = { result: 'Failed', reason: failureReason(error), message: failureMessage(error) } as const;
     const current = readApplyReport(node.metadata?.annotations);
     // a retry that fails the same way rewrites nothing

@@ -17,6 +17,7 @@ import { addLeaseController } from '../controllers/lease/add.js';
 import { addNodeController } from '../controllers/node/add.js';
 import { addOscController } from '../controllers/operatingsystemconfig/add.js';
 import { addTokenController } from '../controllers/token/add.js';
+import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 
@@ -47,6 +48,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         root: o.root,
         syncConfigs: token.syncConfigs ?? [],
         syncPeriodMs: (token.syncPeriod ?? 3600e9) / 1e6,
+        fileMode: o.contract === 'v1.150.0' ? TOKEN_FILE_MODE_V150 : TOKEN_FILE_MODE,
       },
       signal,
     ),

@@ -1,5 +1,5 @@
 /** How `gardener-node-agent run` is started: its configuration and what tests and tools override. */
-import type { NodeAgentConfiguration } from '../../api/index.js';
+import type { GardenerVersion, NodeAgentConfiguration } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
@@ -35,4 +35,6 @@ export interface AgentOptions {
    * this machine's when the root is `/`, else none (such an OSC then fails to apply).
    */
   readonly containerd?: ContainerdTool;
+  /** The contract of the configuration (decided by what the config file holds; default v1.91.4). */
+  readonly contract?: GardenerVersion;
 }

@@ -175,6 +175,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     metricsPort: port('--metrics-port', flags.metricsPort),
     applySettleMs,
     revertFailedApplies: flags.revertFailedApplies ?? false,
+    contract,
     ...healthProbes,
   });
   let signals = 0;

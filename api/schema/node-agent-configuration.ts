@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { formatGoDuration, parseGoDuration, seconds } from '../duration.js';
+import type { GardenerVersion } from '../gardener-version.js';
 import { isSupportedKubernetesVersion, unsupportedKubernetesVersionMessage } from '../kubernetes-versions.js';
 import { formatSemVer, parseSemVer, type SemVer } from '../semver.js';
 import { type FieldError, fieldErrorsFromZod } from '../validation/field-error.js';
@@ -33,6 +34,14 @@ export const NODE_AGENT_DEFAULTS = {
   oscSyncJitterPeriod: seconds(300),
   tokenSyncPeriod: seconds(3600),
 } as const;
+
+/** What v1.150.0 defaults beyond v1.91.4's (gardener v1.150.0 pkg/apis/config/nodeagent/v1alpha1/defaults.go). */
+export const NODE_AGENT_DEFAULTS_V150 = {
+  systemdUnitCheckSyncPeriod: seconds(60),
+  systemdUnitCheckStuckThreshold: seconds(300),
+} as const;
+
+export const MIN_STUCK_THRESHOLD = seconds(30);
 
 export const MIN_SYNC_PERIOD = seconds(15);
 
@@ -63,7 +72,13 @@ export interface NodeAgentConfiguration {
   server: { healthProbes?: ServerEndpoint; metrics?: ServerEndpoint };
   debugging?: { enableProfiling?: boolean; enableContentionProfiling?: boolean };
   featureGates?: Record<string, boolean>;
-  apiServer: { server?: string /** base64 of the PEM bundle */; caBundle?: string | null };
+  apiServer: {
+    server?: string;
+    /** base64 of the PEM bundle (the v1.91.4 contract) */
+    caBundle?: string | null;
+    /** The CA bundle's path on the node (the v1.150.0 contract) */
+    caFile?: string;
+  };
   bootstrap?: { kubeletDataVolumeSize?: number };
   controllers: {
     operatingSystemConfig: {
@@ -73,6 +88,8 @@ export interface NodeAgentConfiguration {
       kubernetesVersion?: SemVer | null;
     };
     token: { syncConfigs?: TokenSyncConfig[]; syncPeriod?: number };
+    /** The v1.150.0 contract's `SystemdUnitsReady` check; nanoseconds. */
+    systemdUnitCheck?: { syncPeriod?: number; stuckThreshold?: number };
   };
 }
 
@@ -127,7 +144,11 @@ export function nodeAgentConfigurationWireSchema(mode: Strictness) {
       enableContentionProfiling: z.boolean().optional(),
     }).optional(),
     featureGates: z.record(z.string(), z.boolean()).optional(),
-    apiServer: o({ server: z.string().optional(), caBundle: base64Text.nullable().optional() }).optional(),
+    apiServer: o({
+      server: z.string().optional(),
+      caBundle: base64Text.nullable().optional(),
+      caFile: z.string().optional(),
+    }).optional(),
     bootstrap: o({ kubeletDataVolumeSize: z.number().int().min(0).optional() }).optional(),
     controllers: o({
       operatingSystemConfig: o({
@@ -141,6 +162,10 @@ export function nodeAgentConfigurationWireSchema(mode: Strictness) {
           .array(o({ secretName: z.string().default(''), path: z.string().default('') }))
           .optional(),
         syncPeriod: goDuration.optional(),
+      }).optional(),
+      systemdUnitCheck: o({
+        syncPeriod: goDuration.optional(),
+        stuckThreshold: goDuration.optional(),
       }).optional(),
     }).optional(),
   });
@@ -170,6 +195,8 @@ export function nodeAgentConfigurationFromObject(input: unknown): DecodeResult<N
   if (w.debugging !== undefined) config.debugging = w.debugging;
   if (w.featureGates !== undefined) config.featureGates = w.featureGates;
   if (w.bootstrap !== undefined) config.bootstrap = w.bootstrap;
+  if (w.controllers?.systemdUnitCheck !== undefined)
+    config.controllers.systemdUnitCheck = { ...w.controllers.systemdUnitCheck };
   return { ok: true, value: config };
 }
 
@@ -177,7 +204,10 @@ export function nodeAgentConfigurationFromObject(input: unknown): DecodeResult<N
  * Defaulting as gardener v1.91.4 pkg/nodeagent/apis/config/v1alpha1/defaults.go: existing values
  * are never overwritten; no validation here.
  */
-export function withNodeAgentDefaults(input: NodeAgentConfiguration): NodeAgentConfiguration {
+export function withNodeAgentDefaults(
+  input: NodeAgentConfiguration,
+  contract: GardenerVersion = 'v1.91.4',
+): NodeAgentConfiguration {
   const c = structuredClone(input);
   const d = NODE_AGENT_DEFAULTS;
   c.logLevel ||= d.logLevel;
@@ -191,8 +221,16 @@ export function withNodeAgentDefaults(input: NodeAgentConfiguration): NodeAgentC
   c.server.metrics.port ||= d.metricsPort;
   const osc = c.controllers.operatingSystemConfig;
   osc.syncPeriod ??= d.oscSyncPeriod;
-  osc.syncJitterPeriod ??= d.oscSyncJitterPeriod;
   c.controllers.token.syncPeriod ??= d.tokenSyncPeriod;
+  if (contract === 'v1.91.4') {
+    osc.syncJitterPeriod ??= d.oscSyncJitterPeriod;
+    return c;
+  }
+  // v1.150.0 has no jitter period (the reconciliation delay replaced it) but a unit check
+  const check = c.controllers.systemdUnitCheck ?? {};
+  c.controllers.systemdUnitCheck = check;
+  check.syncPeriod ??= NODE_AGENT_DEFAULTS_V150.systemdUnitCheckSyncPeriod;
+  check.stuckThreshold ??= NODE_AGENT_DEFAULTS_V150.systemdUnitCheckStuckThreshold;
   return c;
 }
 
@@ -247,11 +285,32 @@ function validateTokenSyncConfigs(
   return errors;
 }
 
+function validateSystemdUnitCheck(
+  check: NodeAgentConfiguration['controllers']['systemdUnitCheck'],
+): FieldError[] {
+  const at = 'controllers.systemdUnitCheck';
+  const errors = validatePeriod(check?.syncPeriod, `${at}.syncPeriod`);
+  const stuck = check?.stuckThreshold;
+  if (stuck !== undefined && stuck < MIN_STUCK_THRESHOLD)
+    errors.push({
+      type: 'Invalid',
+      field: `${at}.stuckThreshold`,
+      value: formatGoDuration(stuck),
+      detail: 'must be at least 30s',
+    });
+  return errors;
+}
+
 /**
  * Validation as gardener v1.91.4 pkg/nodeagent/apis/config/validation/validation.go, with the same
- * field paths and error types.
+ * field paths and error types; for the v1.150.0 contract as gardener v1.150.0
+ * pkg/api/config/nodeagent/v1alpha1/validation/validation.go: no mandatory token of the agent's
+ * own, its Kubernetes minors, the systemd unit check's periods.
  */
-export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): FieldError[] {
+export function validateNodeAgentConfiguration(
+  c: NodeAgentConfiguration,
+  contract: GardenerVersion = 'v1.91.4',
+): FieldError[] {
   const errors: FieldError[] = [];
   if (c.logLevel && !(LOG_LEVELS as readonly string[]).includes(c.logLevel)) {
     errors.push({
@@ -291,14 +350,20 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): Field
       field: `${OSC_PATH}.kubernetesVersion`,
       detail: 'must provide a supported kubernetes version',
     });
-  } else if (!isSupportedKubernetesVersion(osc.kubernetesVersion)) {
+  } else if (!isSupportedKubernetesVersion(osc.kubernetesVersion, contract)) {
     const text = formatSemVer(osc.kubernetesVersion);
     errors.push({
       type: 'Invalid',
       field: `${OSC_PATH}.kubernetesVersion`,
       value: text,
-      detail: unsupportedKubernetesVersionMessage(text),
+      detail: unsupportedKubernetesVersionMessage(text, contract),
     });
+  }
+  if (contract === 'v1.150.0') {
+    errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs, false));
+    errors.push(...validatePeriod(c.controllers.token.syncPeriod, `${TOKEN_PATH}.syncPeriod`));
+    errors.push(...validateSystemdUnitCheck(c.controllers.systemdUnitCheck));
+    return errors;
   }
   const ownToken = c.clientConnection.kubeconfig !== PATH.nodeAgentKubeconfig;
   errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs, ownToken));
@@ -306,8 +371,26 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration): Field
   return errors;
 }
 
-/** Read a config file's text as the node agent does: decode, default, validate. */
-export function loadNodeAgentConfiguration(text: string): DecodeResult<NodeAgentConfiguration> {
+/**
+ * Which contract a decoded file follows, from what it holds: only gardenlet v1.150.0 writes
+ * `apiServer.caFile` and `controllers.systemdUnitCheck` (always both; gardener v1.150.0
+ * pkg/component/extensions/operatingsystemconfig/original/components/nodeagent/component.go),
+ * only v1.91.4 the `caBundle`. Never from a version string.
+ */
+export function nodeAgentConfigurationContract(c: NodeAgentConfiguration): GardenerVersion {
+  const v150 = c.apiServer.caFile !== undefined || c.controllers.systemdUnitCheck !== undefined;
+  return v150 ? 'v1.150.0' : 'v1.91.4';
+}
+
+export interface LoadedNodeAgentConfiguration {
+  readonly config: NodeAgentConfiguration;
+  readonly contract: GardenerVersion;
+}
+
+/** Read a config file's text as the agent of its contract does: decode, default, validate. */
+export function loadNodeAgentConfigurationOfContract(
+  text: string,
+): DecodeResult<LoadedNodeAgentConfiguration> {
   let raw: unknown;
   try {
     raw = parseYaml(text);
@@ -316,9 +399,16 @@ export function loadNodeAgentConfiguration(text: string): DecodeResult<NodeAgent
   }
   const decoded = nodeAgentConfigurationFromObject(raw);
   if (!decoded.ok) return decoded;
-  const config = withNodeAgentDefaults(decoded.value);
-  const errors = validateNodeAgentConfiguration(config);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: config };
+  const contract = nodeAgentConfigurationContract(decoded.value);
+  const config = withNodeAgentDefaults(decoded.value, contract);
+  const errors = validateNodeAgentConfiguration(config, contract);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { config, contract } };
+}
+
+/** Read a config file's text as the node agent does: decode, default, validate. */
+export function loadNodeAgentConfiguration(text: string): DecodeResult<NodeAgentConfiguration> {
+  const loaded = loadNodeAgentConfigurationOfContract(text);
+  return loaded.ok ? { ok: true, value: loaded.value.config } : loaded;
 }
 
 function durationText(value: number | undefined): string | undefined {

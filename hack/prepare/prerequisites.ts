@@ -44,6 +44,11 @@ export const BUILDS: readonly Build[] = [
     go: true,
     unit: true,
   }),
+  build('toml-oracle', 'hack/prepare/go-binary.ts hack/toml-oracle toml-oracle', {
+    why: "Go's go-toml v1.9.5, the reference of the TOML codec containerd's config.toml is written with",
+    go: true,
+    unit: true,
+  }),
   build('chart-renderer', 'hack/prepare/go-binary.ts hack/chart-renderer chart-renderer', {
     why: "Helm v3.14.3 rendering charts as gardenlet v1.91 does, the reference of the controller-manager's chart",
     go: true,

@@ -9,6 +9,7 @@ import { EventRecorder } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
 import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
+import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { addCertificateController } from '../controllers/certificate/add.js';
 import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
 import { addHostnameCheckController } from '../controllers/hostname/add.js';
@@ -16,6 +17,7 @@ import { addLeaseController } from '../controllers/lease/add.js';
 import { addNodeController } from '../controllers/node/add.js';
 import { addOscController } from '../controllers/operatingsystemconfig/add.js';
 import { addTokenController } from '../controllers/token/add.js';
+import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 
@@ -37,6 +39,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         verifyProbes: verifyProbes(probes),
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
+        containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
       },
       signal,
     ),
@@ -46,6 +49,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         root: o.root,
         syncConfigs: token.syncConfigs ?? [],
         syncPeriodMs: (token.syncPeriod ?? 3600e9) / 1e6,
+        fileMode: o.contract === 'v1.150.0' ? TOKEN_FILE_MODE_V150 : TOKEN_FILE_MODE,
       },
       signal,
     ),

@@ -1,6 +1,7 @@
 /** How `gardener-node-agent run` is started: its configuration and what tests and tools override. */
-import type { NodeAgentConfiguration } from '../../api/index.js';
+import type { GardenerVersion, NodeAgentConfiguration } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
+import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -35,4 +36,11 @@ export interface AgentOptions {
    * picks them. Absent: every changed unit restarts, as upstream.
    */
   readonly disruptionPolicy?: DisruptionPolicy;
+  /**
+   * The containerd a v1.150.0 OSC hands its configuration to (`criConfig.containerd`). Default:
+   * this machine's when the root is `/`, else none (such an OSC then fails to apply).
+   */
+  readonly containerd?: ContainerdTool;
+  /** The contract of the configuration (decided by what the config file holds; default v1.91.4). */
+  readonly contract?: GardenerVersion;
 }

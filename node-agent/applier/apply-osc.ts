@@ -19,6 +19,7 @@
  * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
  * a step boundary, with its progress saved for the next one.
  */
+import { hostname } from 'node:os';
 import {
   decodeOperatingSystemConfig,
   type OperatingSystemConfig,
@@ -26,6 +27,17 @@ import {
   ValidationError,
 } from '../../api/index.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
+import { computeContainerdConfig, writeContainerdConfig } from '../containerd/containerd-config-file.js';
+import { withContainerdEnvDropIn } from '../containerd/containerd-env-drop-in.js';
+import { containerdConfigChanged, withContainerdRestart } from '../containerd/containerd-restart.js';
+import type { ContainerdTool } from '../containerd/containerd-tool.js';
+import {
+  checkRegistryUpstreams,
+  removeDroppedRegistries,
+  writeRegistries,
+} from '../containerd/registry-files.js';
+import { registryChanges } from '../containerd/registry-hosts.js';
+import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
 import { computePlan } from '../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
@@ -34,6 +46,7 @@ import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
+import { oscForHost } from './files-for-host.js';
 import { HostRoot } from './host-root.js';
 import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
 import type { NodeDrain } from './node-drain.js';
@@ -79,6 +92,12 @@ export interface ApplyOptions {
   readonly disruptionPolicy?: DisruptionPolicy;
   /** The node's drain, for a plan with a DrainAndRestart; such a plan fails without it, before any write. */
   readonly drain?: NodeDrain;
+  /** The node's lower-cased hostname, which `files[].hostName` is matched with (default: this machine's). */
+  readonly hostName?: string;
+  /** containerd, asked when the OSC configures it (`criConfig.containerd`, the v1.150.0 contract). */
+  readonly containerd?: ContainerdTool;
+  /** The agent's PATH for containerd's environment drop-in (default: this process's). */
+  readonly agentPath?: string;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -170,15 +189,27 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await options.barrier?.(where, options.signal);
   };
   const next = decodeNext(options.oscText, options.osc);
+  const hostName = options.hostName ?? hostname().toLowerCase();
+  const agentPath = options.agentPath ?? process.env.PATH ?? '';
+  const nextHere = withContainerdEnvDropIn(oscForHost(next, hostName), agentPath);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
 
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
   const resumed = progress?.oscChecksum === checksum;
+  const previousHere = previous.osc && withContainerdEnvDropIn(oscForHost(previous.osc, hostName), agentPath);
+  const missing = missingInPlaceCapabilities(previousHere, nextHere);
+  if (missing.length > 0) throw new InPlaceUpdateUnsupportedError(missing);
+  const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
+  const registries = registryChanges(previousHere, nextHere);
+  checkRegistryUpstreams(registries);
   const plan = resumed
     ? progress.plan
-    : planFor(previous.osc, next, progress?.plan, options.disruptionPolicy);
+    : withContainerdRestart(
+        planFor(previousHere, nextHere, progress?.plan, options.disruptionPolicy),
+        containerdConfigChanged(previousHere, nextHere),
+      );
   const steps = planSteps(plan);
   const completed = new Set(resumed ? progress.completed : []);
   const result = (
@@ -196,6 +227,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
 
   if (!resumed && isEmptyPlan(plan)) {
     await removeStaleStaging(host);
+    if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
+    await writeRegistries(host, registries);
+    await removeDroppedRegistries(host, registries);
     if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
@@ -213,7 +247,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     host,
     plan,
     pending,
-    osc: next,
+    osc: nextHere,
     images: options.images,
     tag: checksum,
     signal: options.signal,
@@ -255,6 +289,8 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
 
   try {
     await crash('persisted');
+    if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
+    await writeRegistries(host, registries);
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();
@@ -288,6 +324,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   }
   if (failures.length > 0) throw new ApplyError(failures);
 
+  await removeDroppedRegistries(host, registries);
   await writeLastApplied(host, options.oscText, next);
   await crash('last-applied');
   await removeProgress(host);

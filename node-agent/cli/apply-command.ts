@@ -3,6 +3,7 @@
  * to a root directory, resumably. `--systemd` defaults to systemctl only when the root is `/`:
  * restarting the machine's units for a tree in a temp dir is never what was meant.
  */
+
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { stringifyYaml } from '../../api/index.js';
@@ -10,6 +11,7 @@ import { logLevelOption } from '../../runtime/cli/help.js';
 import { isSystemError } from '../../runtime/cli/system-error.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
+import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { CtrImageExtractor } from '../registry/ctr-extractor.js';
 import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -72,6 +74,8 @@ export function addApplyCommand(program: Command, io: CliIo): void {
         logger,
         onNodeAgentRestart: 'continue',
         disruptionPolicy,
+        // a v1.150.0 OSC's containerd configuration: this machine's containerd, never for a tree elsewhere
+        containerd: root === '/' ? hostContainerdTool(io.env) : undefined,
       }).catch((e: unknown) => {
         throw flags.images === undefined ? withCtrHint(e) : e;
       });

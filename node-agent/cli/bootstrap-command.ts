@@ -1,5 +1,5 @@
 /**
- * `bootstrap [--config FILE] [--root DIR] [--systemd SPEC] [--disk SPEC]` (gardener v1.91.4
+ * `bootstrap [--config FILE | --config-dir DIR] [--root DIR] [--systemd SPEC] [--disk SPEC]` (gardener v1.91.4
  * pkg/nodeagent/bootstrap/bootstrap.go): what gardener-node-init.service runs once per node.
  * `--root` defaults to `/` (the init script passes no flag); `--config` defaults to
  * `<root>/var/lib/gardener-node-agent/config.yaml`.
@@ -15,12 +15,15 @@ import { createLogger, type LogFormat, type LogLevel } from '../../runtime/loggi
 import { runBootstrap } from '../bootstrap/bootstrap.js';
 import { NODE_AGENT_VERSION } from '../version.js';
 import { diskFlagHelp, diskFrom, systemdFlagHelp, systemdFrom } from './backends.js';
+import { withCaFileRead } from './ca-file.js';
 import type { CliIo } from './cli-io.js';
+import { configFileToRead } from './config-file.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
 
 interface BootstrapFlags {
   readonly config?: string;
+  readonly configDir?: string;
   readonly root: string;
   readonly systemd?: string;
   readonly disk?: string;
@@ -33,15 +36,16 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
     .command('bootstrap')
     .description('one-shot node setup: format the kubelet data volume, install and start the agent')
     .option('--config <file>', `the NodeAgentConfiguration (default: <root>${PATH.nodeAgentConfig})`)
+    .option('--config-dir <dir>', 'read the newest config-<version>.yaml in DIR, as v1.150 runs bootstrap')
     .option('--root <dir>', 'the host root every path resolves under', '/')
     .option('--systemd <spec>', systemdFlagHelp(io))
     .option('--disk <spec>', diskFlagHelp(io))
     .action(async (flags: BootstrapFlags) => {
       const root = checkedRoot(flags.root, io.env);
-      const configFile = flags.config ?? join(root, PATH.nodeAgentConfig);
+      const configFile = configFileToRead(flags, join(root, PATH.nodeAgentConfig));
       const loaded = loadNodeAgentConfiguration(readDocument('--config', configFile, io.readStdin));
       if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${configFile}`, loaded.errors);
-      const config = loaded.value;
+      const config = withCaFileRead(loaded.value, root);
       const size = config.bootstrap?.kubeletDataVolumeSize;
       if (size !== undefined && size <= 0) {
         throw new ValidationError(`NodeAgentConfiguration ${configFile}`, [

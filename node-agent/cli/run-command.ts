@@ -5,7 +5,7 @@
  */
 import { type Command, Option } from 'commander';
 import {
-  loadNodeAgentConfiguration,
+  loadNodeAgentConfigurationOfContract,
   type NodeAgentConfiguration,
   PATH,
   parseGoDuration,
@@ -20,13 +20,16 @@ import type { ContainerdCheck } from '../controllers/healthcheck/containerd-heal
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
 import { imagesFrom } from './apply-command.js';
 import { systemdFlagHelp, systemdFrom } from './backends.js';
+import { withCaFileRead } from './ca-file.js';
 import type { CliIo } from './cli-io.js';
+import { configFileToRead } from './config-file.js';
 import { agentDisruptionPolicy, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument, readText } from './read-osc.js';
 
 interface RunFlags {
-  readonly config: string;
+  readonly config?: string;
+  readonly configDir?: string;
   readonly root: string;
   readonly systemd?: string;
   readonly images?: string;
@@ -146,18 +149,21 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     kubeletHealthzUrl: kubeletHealthzUrl(flags),
     containerdCheck: containerdCheck(flags, io.env),
   };
-  const conflict = stdinConflict({ '--config': flags.config, '--ca-file': flags.caFile });
+  const configFile = configFileToRead(flags);
+  const conflict = stdinConflict({ '--config': configFile, '--ca-file': flags.caFile });
   if (conflict) throw new UsageError(conflict);
-  const loaded = loadNodeAgentConfiguration(readDocument('--config', flags.config, io.readStdin));
-  if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${flags.config}`, loaded.errors);
-  const config = withApiServerOverrides(loaded.value, flags, io.env, io.readStdin);
+  const loaded = loadNodeAgentConfigurationOfContract(readDocument('--config', configFile, io.readStdin));
+  if (!loaded.ok) throw new ValidationError(`NodeAgentConfiguration ${configFile}`, loaded.errors);
+  const { contract } = loaded.value;
+  const overridden = withApiServerOverrides(loaded.value.config, flags, io.env, io.readStdin);
+  const config = withCaFileRead(overridden, root);
   const log = createLogger({
     name: 'gardener-node-agent',
     level: flags.logLevel ?? (config.logLevel as LogLevel),
     format: config.logFormat as LogFormat,
   });
   log.info(
-    { root, config: flags.config, apiServer: config.apiServer.server },
+    { root, config: configFile, contract, apiServer: config.apiServer.server },
     'Starting gardener-node-agent',
   );
   const agent = await runAgent({
@@ -173,6 +179,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     applySettleMs,
     revertFailedApplies: flags.revertFailedApplies ?? false,
     disruptionPolicy,
+    contract,
     ...healthProbes,
   });
   let signals = 0;
@@ -195,7 +202,11 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .description('run the node agent (the default command)')
     // as the default command, run receives any unknown command word: name it instead of "too many arguments"
     .argument('[command]')
-    .option('--config <file>', 'the NodeAgentConfiguration ("-": standard input)', PATH.nodeAgentConfig)
+    .option(
+      '--config <file>',
+      `the NodeAgentConfiguration ("-": standard input; default ${PATH.nodeAgentConfig})`,
+    )
+    .option('--config-dir <dir>', 'read the newest config-<version>.yaml in DIR, as v1.150 starts the agent')
     .option('--root <dir>', 'the host root every path resolves under', '/')
     .option('--systemd <spec>', systemdFlagHelp(io))
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')

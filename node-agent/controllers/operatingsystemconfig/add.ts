@@ -24,6 +24,7 @@ import { type Logger, silentLogger } from '../../../runtime/logging.js';
 import type { RuntimeMetrics } from '../../../runtime/metrics.js';
 import type { RunningController } from '../../../runtime/running-controller.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
 import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
@@ -67,6 +68,8 @@ export interface OscControllerOptions {
    * picks them. Absent: every changed unit restarts, as upstream.
    */
   readonly disruptionPolicy?: DisruptionPolicy;
+  /** The containerd a v1.150.0 OSC configures. */
+  readonly containerd?: ContainerdTool;
 }
 
 export interface RunningOscController extends RunningController {
@@ -98,6 +101,8 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     verifyProbes: o.verifyProbes,
     revertFailedApplies: o.revertFailedApplies,
     disruptionPolicy: o.disruptionPolicy,
+    hostName: o.hostName,
+    containerd: o.containerd,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

@@ -10,6 +10,7 @@
  * Succeeded or Failed (verify-apply.ts), or, with `revertFailedApplies`, Failed after going back to
  * the OSC the node ran before (revert-apply.ts).
  */
+
 import { rm } from 'node:fs/promises';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
@@ -29,11 +30,14 @@ import {
 } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
+import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import { readLastAppliedText } from '../../applier/last-applied.js';
 import { clearReverted, readReverted } from '../../applier/reverted.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
+import { InPlaceUpdateUnsupportedError, inPlaceFailurePatch } from '../../inplace/in-place-refusal.js';
 import { computePlan } from '../../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
 import { actionsText } from '../../planner/restarts-avoided.js';
@@ -73,6 +77,10 @@ export interface OscReconcilerOptions {
   /** Least disruption (docs/least-disruption.md); absent: every changed unit restarts, as upstream. */
   readonly disruptionPolicy?: DisruptionPolicy;
   readonly clock?: Clock;
+  /** The node's lower-cased hostname (`files[].hostName`); default: this machine's. */
+  readonly hostName?: string;
+  /** The containerd a v1.150.0 OSC configures. */
+  readonly containerd?: ContainerdTool;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -143,6 +151,8 @@ export class OscReconciler {
           barrier: this.o.applyBarrier,
           disruptionPolicy: this.o.disruptionPolicy,
           ...(node?.metadata?.name ? { drain: kubeNodeDrain(this.o.client, node.metadata.name) } : {}),
+          hostName: this.o.hostName,
+          containerd: this.o.containerd,
         }),
       );
     } catch (e) {
@@ -186,6 +196,8 @@ export class OscReconciler {
         previousText,
         systemd: this.o.systemd,
         images: this.o.images,
+        hostName: this.o.hostName,
+        containerd: this.o.containerd,
         verify: (restarted) => this.verify(restarted, ctx),
         signal: ctx.signal,
         log: ctx.log,
@@ -265,6 +277,13 @@ export class OscReconciler {
   ): Promise<void> {
     const name = node?.metadata?.name;
     if (!name || (ctx.signal.aborted && !(ctx.signal.reason instanceof ReconcileTimeoutError))) return;
+    if (error instanceof InPlaceUpdateUnsupportedError) {
+      try {
+        await this.o.client.mergePatch(RESOURCE.node, { name }, inPlaceFailurePatch(error));
+      } catch (e) {
+        ctx.log.error({ err: e }, 'Unable to mark the refused in-place update on the Node');
+      }
+    }
     const next = { result: 'Failed', reason: failureReason(error), message: failureMessage(error) } as const;
     const current = readApplyReport(node.metadata?.annotations);
     // a retry that fails the same way rewrites nothing

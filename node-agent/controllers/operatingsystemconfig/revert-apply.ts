@@ -6,11 +6,13 @@
  * again until its secret holds another one, and reports `Failed` with reason `RolledBack`, naming
  * why and whether the node is healthy again; `checksum/cloud-config-data` names what runs again.
  */
+
 import { APPLY_REASON, sha256Hex } from '../../../api/index.js';
 import type { Logger } from '../../../runtime/logging.js';
 import { applyOsc } from '../../applier/apply-osc.js';
 import { HostRoot } from '../../applier/host-root.js';
 import { writeReverted } from '../../applier/reverted.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
 import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { failureMessage } from './apply-report.js';
@@ -25,6 +27,8 @@ export interface RevertOptions {
   readonly previousText: string;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
+  readonly hostName?: string;
+  readonly containerd?: ContainerdTool;
   readonly verify: (units: readonly string[]) => Promise<Verdict>;
   readonly signal: AbortSignal;
   readonly log: Logger;
@@ -55,6 +59,8 @@ export async function revertApply(o: RevertOptions): Promise<RevertOutcome> {
       logger: o.log,
       onNodeAgentRestart: 'continue',
       signal: o.signal,
+      hostName: o.hostName,
+      containerd: o.containerd,
     });
     const again = await o.verify(await restartedUnits(result.plan, o.root));
     return {

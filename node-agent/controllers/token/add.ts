@@ -22,6 +22,8 @@ export interface TokenControllerOptions {
   readonly cache?: ClusterCache;
   readonly syncConfigs: readonly TokenSyncConfig[];
   readonly syncPeriodMs: number;
+  /** The token files' mode: 0600 (v1.91.4), 0640 (v1.150.0). */
+  readonly fileMode?: number;
   readonly root: string;
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;
@@ -49,7 +51,7 @@ export function addTokenController(o: TokenControllerOptions, signal: AbortSigna
     if (!secret || !path) throw new Error(`secret ${NAMESPACE_KUBE_SYSTEM}/${name} not found`);
     if (!hasAccessTokenLabel(secret))
       ctx.log.debug({ secret: name }, 'Access token secret has no gardener.cloud/role=access-token label');
-    const outcome = await syncTokenFile(o.root, secret, path);
+    const outcome = await syncTokenFile(o.root, secret, path, o.fileMode);
     if (outcome === 'written') ctx.log.info({ secret: name, path }, 'Updated token file');
     return { requeueAfterMs: o.syncPeriodMs };
   });

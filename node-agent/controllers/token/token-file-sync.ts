@@ -4,19 +4,26 @@
  * bytes differ, so the API client (which re-reads its token file) picks up rotations without a
  * restart.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { V1Secret } from '@kubernetes/client-node';
 import { DATA_KEY, LABEL, LABEL_VALUE } from '../../../api/index.js';
 import { HostRoot } from '../../applier/host-root.js';
 import { writeFileAtomic } from '../../fs/atomic-write.js';
 
 export const TOKEN_FILE_MODE = 0o600;
+/** The v1.150.0 contract's (0640 since gardener v1.150.0 pkg/nodeagent/controller/token/reconciler.go). */
+export const TOKEN_FILE_MODE_V150 = 0o640;
 
 export class TokenSecretError extends Error {}
 
 export type TokenSyncOutcome = 'written' | 'unchanged';
 
-export async function syncTokenFile(root: string, secret: V1Secret, path: string): Promise<TokenSyncOutcome> {
+export async function syncTokenFile(
+  root: string,
+  secret: V1Secret,
+  path: string,
+  mode: number = TOKEN_FILE_MODE,
+): Promise<TokenSyncOutcome> {
   const encoded = secret.data?.[DATA_KEY.token];
   if (!encoded) {
     throw new TokenSecretError(
@@ -29,8 +36,8 @@ export async function syncTokenFile(root: string, secret: V1Secret, path: string
     if (e.code === 'ENOENT') return undefined;
     throw e;
   });
-  if (current?.equals(token)) return 'unchanged';
-  await writeFileAtomic(file, token, TOKEN_FILE_MODE);
+  if (current?.equals(token) && ((await stat(file)).mode & 0o7777) === mode) return 'unchanged';
+  await writeFileAtomic(file, token, mode);
   return 'written';
 }
 

@@ -1,0 +1,37 @@
+/**
+ * Writing and removing the registries' hosts.toml files (registry-hosts.ts). Desired registries
+ * are written in the commit half before the steps; the directories of dropped upstreams are
+ * removed after the unit commands, as upstream removes them after its wait for the registries.
+ */
+import { rm } from 'node:fs/promises';
+import type { HostRoot } from '../applier/host-root.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { ensureDir } from '../fs/ensure-dir.js';
+import { hostsToml, type RegistryChanges, registryDir } from './registry-hosts.js';
+
+export const HOSTS_TOML_MODE = 0o644;
+
+/** An upstream names one directory under certs.d: never a path leading elsewhere. */
+function checkedDir(upstream: string): string {
+  if (!upstream || upstream === '.' || upstream === '..' || upstream.includes('/'))
+    throw new Error(`registry upstream ${JSON.stringify(upstream)} does not name a directory of certs.d`);
+  return registryDir(upstream);
+}
+
+/** Checked in the prepare half: a bad upstream fails the apply before anything is written. */
+export function checkRegistryUpstreams(changes: RegistryChanges): void {
+  for (const registry of changes.desired) checkedDir(registry.upstream);
+}
+
+export async function writeRegistries(host: HostRoot, changes: RegistryChanges): Promise<void> {
+  for (const registry of changes.desired) {
+    const dir = host.path(checkedDir(registry.upstream));
+    await ensureDir(dir);
+    await writeFileAtomic(`${dir}/hosts.toml`, hostsToml(registry), HOSTS_TOML_MODE);
+  }
+}
+
+export async function removeDroppedRegistries(host: HostRoot, changes: RegistryChanges): Promise<void> {
+  for (const upstream of changes.deleted)
+    await rm(host.path(checkedDir(upstream)), { recursive: true, force: true });
+}

@@ -9,11 +9,11 @@ import { readFile } from 'node:fs/promises';
 import type { OperatingSystemConfig } from '../../api/index.js';
 import { encodeGoToml } from '../../api/toml/go-toml-encode.js';
 import { decodeToml } from '../../api/toml/toml-decode.js';
-import type { HostRoot } from '../applier/host-root.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDir } from '../fs/ensure-dir.js';
 import { CONTAINERD, CONTAINERD_DIRS } from './containerd-paths.js';
 import { type ContainerdTool, isAtLeast22 } from './containerd-tool.js';
+import type { HostPaths } from './host-paths.js';
 import { patchContainerdConfig } from './patch-containerd-config.js';
 
 export const CONTAINERD_CONFIG_MODE = 0o644;
@@ -36,7 +36,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 
 /** undefined when the OSC leaves containerd's configuration alone. */
 export async function computeContainerdConfig(
-  host: HostRoot,
+  host: HostPaths,
   osc: OperatingSystemConfig,
   tool: ContainerdTool | undefined,
   signal?: AbortSignal,
@@ -59,7 +59,7 @@ export async function computeContainerdConfig(
   return { content: encodeGoToml(patchContainerdConfig(config, cri, { atLeast22 })), previous };
 }
 
-export async function writeContainerdConfig(host: HostRoot, write: ContainerdConfigWrite): Promise<void> {
+export async function writeContainerdConfig(host: HostPaths, write: ContainerdConfigWrite): Promise<void> {
   for (const dir of CONTAINERD_DIRS) await ensureDir(host.path(dir));
   if (write.content === write.previous) return;
   await writeFileAtomic(host.path(CONTAINERD.configFile), write.content, CONTAINERD_CONFIG_MODE);

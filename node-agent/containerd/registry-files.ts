@@ -4,9 +4,9 @@
  * removed after the unit commands, as upstream removes them after its wait for the registries.
  */
 import { rm } from 'node:fs/promises';
-import type { HostRoot } from '../applier/host-root.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDir } from '../fs/ensure-dir.js';
+import type { HostPaths } from './host-paths.js';
 import { hostsToml, type RegistryChanges, registryDir } from './registry-hosts.js';
 
 export const HOSTS_TOML_MODE = 0o644;
@@ -23,7 +23,7 @@ export function checkRegistryUpstreams(changes: RegistryChanges): void {
   for (const registry of changes.desired) checkedDir(registry.upstream);
 }
 
-export async function writeRegistries(host: HostRoot, changes: RegistryChanges): Promise<void> {
+export async function writeRegistries(host: HostPaths, changes: RegistryChanges): Promise<void> {
   for (const registry of changes.desired) {
     const dir = host.path(checkedDir(registry.upstream));
     await ensureDir(dir);
@@ -31,7 +31,7 @@ export async function writeRegistries(host: HostRoot, changes: RegistryChanges):
   }
 }
 
-export async function removeDroppedRegistries(host: HostRoot, changes: RegistryChanges): Promise<void> {
+export async function removeDroppedRegistries(host: HostPaths, changes: RegistryChanges): Promise<void> {
   for (const upstream of changes.deleted)
     await rm(host.path(checkedDir(upstream)), { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@
  * it exactly there, however slowly the machine runs, instead of polling for a window the agent may
  * already have left. Without the variable nothing is looked at.
  */
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathExists } from './host-root.js';
@@ -27,7 +27,9 @@ export function fileBarrier(dir: string, pollMs = 50): ApplyBarrier {
   return async (point, signal) => {
     const armed = join(dir, barrierFileName(point));
     if (!(await pathExists(armed))) return;
-    await writeFile(`${armed}.reached`, `${process.pid}\n`);
+    // by rename: a test that sees the file reads the whole pid, never an empty file being written
+    await writeFile(`${armed}.reached.tmp`, `${process.pid}\n`);
+    await rename(`${armed}.reached.tmp`, `${armed}.reached`);
     while (await pathExists(armed)) {
       try {
         await sleep(pollMs, undefined, { signal });

@@ -4,15 +4,18 @@
  * (installs the missing ones when it runs as root with apt, otherwise stops at once with one message
  * that lists them), checks Go, then runs every cold build in order, each of which is a no-op when
  * its cache is complete. A build that runs long shows its elapsed time; one that waits for another
- * build's lock says who holds it. Progress goes to stderr; exit 1 when something is missing or a
+ * build's lock says who holds it. Builds that only late tests need are started in the background
+ * instead, and the tests start (hack/prepare/background.ts). Progress goes to stderr; exit 1 when something is missing or a
  * build fails.
  *
  *   node --import tsx hack/prepare/main.ts [--unit]
+ *   node --import tsx hack/prepare/main.ts --background BUILDS_JSON   (started by background.ts)
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startLateBuilds } from './background.js';
 import { decide } from './decide.js';
 import { describeWait, formatDuration, lockWaitOf } from './lock-holder.js';
 import { BUILDS, GO_MINIMUM, PACKAGES } from './prerequisites.js';
@@ -197,20 +200,44 @@ export async function prepare(options: PrepareOptions): Promise<BuildOutcome[]> 
   return outcomes;
 }
 
+/** `--background BUILDS_JSON`: the detached process of hack/prepare/background.ts, one prepare per build at once. */
+async function runInBackground(builds: readonly Build[], log: (line: string) => void): Promise<void> {
+  const stamped = (line: string) => log(`${new Date().toISOString()} ${line}`);
+  const results = await Promise.allSettled(
+    builds.map((b) => prepare({ builds: [b], packages: [], goMinimum: GO_MINIMUM, log: stamped })),
+  );
+  const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  for (const f of failed) stamped(`prepare: ${(f.reason as Error).message}`);
+  if (failed.length > 0) process.exitCode = 1;
+  else stamped('prepare: background builds ready');
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
-  const { values } = parseArgs({ options: { unit: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { unit: { type: 'boolean', default: false }, background: { type: 'string' } },
+  });
   const started = Date.now();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
-    const outcomes = await prepare({
-      builds: BUILDS.filter((b) => b.unit || !values.unit),
-      packages: PACKAGES,
-      goMinimum: GO_MINIMUM,
-      log,
-    });
-    const seconds = (Date.now() - started) / 1000;
-    if (seconds >= 2)
-      log(`prepare: ${outcomes.length} builds ready in ${formatDuration(seconds)}; the tests start now`);
+    if (values.background !== undefined) {
+      await runInBackground(JSON.parse(values.background) as Build[], log);
+    } else {
+      const wanted = BUILDS.filter((b) => b.unit || !values.unit);
+      const outcomes = await prepare({
+        builds: wanted.filter((b) => !b.late),
+        // the late builds' packages are installed with the others, before anything runs
+        packages: [...PACKAGES, ...wanted.filter((b) => b.late).flatMap((b) => b.packages)],
+        goMinimum: GO_MINIMUM,
+        log,
+      });
+      const late = await startLateBuilds(
+        wanted.filter((b) => b.late),
+        { log },
+      );
+      const seconds = (Date.now() - started) / 1000;
+      if (seconds >= 2 || late === 'background')
+        log(`prepare: ${outcomes.length} builds ready in ${formatDuration(seconds)}; the tests start now`);
+    }
   } catch (e) {
     log(`prepare: ${(e as Error).message}`);
     process.exitCode = 1;

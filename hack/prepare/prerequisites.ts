@@ -5,7 +5,9 @@
  * before the first test timer starts (hack/prepare/main.ts); `.ci/run` calls the same command.
  *
  * Adding a cold build is one line in BUILDS: its name, its script, why the tests need it, and the
- * Debian packages only it needs, e.g. `packages: ['debootstrap']`.
+ * Debian packages only it needs, e.g. `packages: ['debootstrap']`. `late: true` when only tests
+ * that run late need it and they run its script in a `before` hook themselves (it then builds in
+ * the background while the earlier tests run: hack/prepare/background.ts).
  */
 import { type Build, build, debian, type Package } from './registry.js';
 
@@ -65,11 +67,15 @@ export const BUILDS: readonly Build[] = [
   build('gardener-oracle-150', 'hack/gardener-oracle-150/build.sh', {
     why: "Gardener v1.150.0's own code, the judge of the v1.150.0 contract in test/compat/v1.150 (needs Go >= 1.26.5)",
     go: true,
+    // minutes of compiling on a fresh machine, first needed by test/compat/v1.150's `before` hooks
+    late: true,
   }),
   build('real-node', 'hack/real-node/build.sh', {
     why: 'a Debian root filesystem with systemd, and systemd-nspawn, for the real-node tests (needs root)',
     packages: ['debootstrap'],
     // it downloads systemd-container with the host's package lists, which may lag the mirror
     retryAfterAptUpdate: true,
+    // mostly downloads, first needed by test/real-node's `before` hook, near the end of the run
+    late: true,
   }),
 ];

@@ -22,6 +22,12 @@ export interface Build {
   readonly unit: boolean;
   /** A failure may be stale package lists: as root with apt, run `apt-get update` and try once more. */
   readonly retryAfterAptUpdate: boolean;
+  /**
+   * Only tests that run late in `npm test` need it, and they run its script themselves in a
+   * `before` hook with a long timeout (waiting on the build's lock): prepare starts it in the
+   * background and lets the tests start (hack/prepare/background.ts).
+   */
+  readonly late: boolean;
 }
 
 export function debian(deb: string, options: { command?: string; why?: string } = {}): Package {
@@ -37,6 +43,7 @@ export function build(
     packages?: readonly (string | Package)[];
     unit?: boolean;
     retryAfterAptUpdate?: boolean;
+    late?: boolean;
   },
 ): Build {
   return {
@@ -49,5 +56,6 @@ export function build(
     ),
     unit: options.unit ?? false,
     retryAfterAptUpdate: options.retryAfterAptUpdate ?? false,
+    late: options.late ?? false,
   };
 }

@@ -4,7 +4,7 @@
  * process of this test holds (the wait must name that process), one that stays silent (its elapsed
  * time must show), one that fails.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { expect } from 'chai';
+import { startLateBuilds } from '../../hack/prepare/background.js';
 import { decide, goIsRecentEnough } from '../../hack/prepare/decide.js';
 import { formatDuration, parseProcLocks } from '../../hack/prepare/lock-holder.js';
 import { argvOf, onPath, prepare } from '../../hack/prepare/main.js';
@@ -255,6 +256,59 @@ describe('hack/prepare: test prerequisites', () => {
       );
       expect(error?.message).to.contain('osc-test-no-such-package').and.to.contain('is missing');
       expect(existsSync(marker)).to.equal(false);
+    });
+
+    it('leaves a late build to the background, which holds its lock until it is done', async () => {
+      const lock = join(dir, 'late.lock');
+      const logFile = join(dir, 'late.log');
+      const slow = script(
+        'slow.sh',
+        `exec 9>"${lock}"\nflock 9\necho compiling >&2\nsleep 2\necho /cache/late`,
+      );
+      const lines: string[] = [];
+      const state = await startLateBuilds([build('slow', slow, { why: 'x', late: true })], {
+        log: (l) => lines.push(l),
+        graceMs: 200,
+        logFile,
+      });
+      expect(state).to.equal('background');
+      expect(lines).to.have.length(1);
+      expect(lines[0]).to.match(/^prepare: slow: building in the background \(pid \d+, log .*late\.log\)/);
+      const deadline = Date.now() + 20_000;
+      const logText = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+      while (!logText().includes('compiling') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      // what a test's `before` hook does: run the script, which waits for the lock
+      const waitStarted = Date.now();
+      const waiter = spawnSync('bash', ['-c', `exec 9>"${lock}"; flock 9; echo got`], { encoding: 'utf8' });
+      expect(waiter.stdout.trim()).to.equal('got');
+      expect(Date.now() - waitStarted).to.be.greaterThan(500);
+      while (!logText().includes('background builds ready') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(logText()).to.match(/prepare: slow: ready in \d+s: \/cache\/late/);
+    });
+
+    it('fails at once when a late build fails within the grace period, with its log', async () => {
+      const failing = script('late-fail.sh', 'echo "no such toolchain" >&2\nexit 3');
+      const error = await startLateBuilds([build('late-fail', failing, { why: 'x', late: true })], {
+        log: () => undefined,
+        graceMs: 20_000,
+        logFile: join(dir, 'fail.log'),
+      }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).to.match(/^background builds late-fail failed \(exit 1; log .*fail\.log\):/);
+      expect(error?.message).to.contain('no such toolchain').and.to.contain('exit 3');
+      const lines: string[] = [];
+      const quick = script('late-ok.sh', 'echo /cache/warm');
+      const state = await startLateBuilds([build('late-ok', quick, { why: 'x', late: true })], {
+        log: (l) => lines.push(l),
+        graceMs: 20_000,
+        logFile: join(dir, 'ok.log'),
+      });
+      expect(state).to.equal('ready');
+      expect(lines).to.deep.equal([]);
     });
 
     it('installs missing packages when it may, then checks they arrived', async () => {

@@ -48,6 +48,46 @@ export function runQuickBench(script: string, args: readonly string[], timeoutMs
   });
 }
 
+export interface QuickRunSpec {
+  readonly script: string;
+  readonly args?: readonly string[];
+  readonly timeoutMs: number;
+}
+
+/**
+ * Starts the quick runs of a suite side by side, at most `concurrency` at once, in the order given,
+ * and returns a lookup of each run's result by its key. A quick run mostly waits (API servers
+ * starting, settle windows, idle samples), so side by side they cost the suite a fraction of their
+ * sum; their figures mean nothing at this size, running together or not. A suite calls this in its
+ * `before` hook and each test awaits its own run.
+ */
+export function startQuickBenches<K extends string>(
+  specs: Record<K, QuickRunSpec>,
+  concurrency: number,
+): (key: K) => Promise<BenchRun> {
+  const runs = new Map<K, Promise<BenchRun>>();
+  let slots = concurrency;
+  const waiting: (() => void)[] = [];
+  const slot = (): Promise<void> => {
+    if (slots === 0) return new Promise((resolve) => waiting.push(resolve));
+    slots--;
+    return Promise.resolve();
+  };
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else slots++;
+  };
+  for (const key of Object.keys(specs) as K[]) {
+    const { script, args = [], timeoutMs } = specs[key];
+    const run = slot().then(() => runQuickBench(script, args, timeoutMs).finally(release));
+    // awaited by its test; a test that never runs (e.g. --grep) leaves no unhandled rejection
+    run.catch(() => undefined);
+    runs.set(key, run);
+  }
+  return (key) => runs.get(key)!;
+}
+
 /** The failure message of a run: its output's tails. */
 export function describeRun(run: BenchRun): string {
   const tail = (text: string) => text.split('\n').slice(-40).join('\n');

@@ -1,9 +1,10 @@
 /**
  * Every benchmark script of hack/bench/ is run end to end at its `--quick` size by some test
- * (`runQuickBench('<script>', …)`, the ones that need API servers in the integration suite), and
+ * (`runQuickBench('<script>', …)` or a `script: '<script>'` of `startQuickBenches`, the ones that
+ * need API servers in the integration suite), and
  * says in `--help` how long a run takes: a benchmark nobody runs rots unnoticed.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
@@ -19,11 +20,34 @@ function testFiles(dir: string): string[] {
 
 const scripts = readdirSync(BENCH).filter((f) => f.endsWith('.ts'));
 
+interface Help {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `--help` of a benchmark (a tsx start each: the suite asks all of them at once). */
+function help(script: string): Promise<Help> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(BENCH, script), '--help'],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' } },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe('every benchmark in hack/bench', () => {
+  let helps: Map<string, Promise<Help>>;
+  before(() => {
+    helps = new Map(scripts.map((script) => [script, help(script)]));
+  });
+
   it('is run at its --quick size by a test', () => {
     const run = new Map<string, string>();
     for (const file of testFiles(join(ROOT, 'test')))
-      for (const m of readFileSync(file, 'utf8').matchAll(/runQuickBench\(\s*'([\w.-]+\.ts)'/g))
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:runQuickBench\(\s*|script: )'([\w.-]+\.ts)'/g))
         run.set(m[1]!, relative(ROOT, file));
     expect(scripts.length).to.be.greaterThan(5);
     expect(
@@ -37,13 +61,9 @@ describe('every benchmark in hack/bench', () => {
   });
 
   for (const script of scripts) {
-    it(`${script} --help names its options, --quick and how long a run takes`, function () {
-      this.timeout(30_000);
-      const r = spawnSync(process.execPath, ['--import', 'tsx', join(BENCH, script), '--help'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' },
-      });
+    it(`${script} --help names its options, --quick and how long a run takes`, async function () {
+      this.timeout(120_000);
+      const r = await helps.get(script)!;
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(
         new RegExp(`^usage: npx tsx hack/bench/${script.replace('.', '\\.')} .*\\[--quick\\]$`, 'm'),

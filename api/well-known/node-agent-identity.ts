@@ -35,6 +35,12 @@ export const NODE_AGENT_LEGACY_SERVICE_ACCOUNTS = [
 ] as const;
 
 /**
+ * Set on a Node the agent cordoned itself for a drain (docs/least-disruption.md), so that it
+ * uncordons only its own cordon and an operator's stays.
+ */
+export const CORDONED_BY_AGENT_ANNOTATION = 'node-configuration.gardener.cloud/cordoned-by-agent';
+
+/**
  * The labels and annotations of its own Node a node agent may set, change or remove; any other
  * change of its Node's metadata, spec or conditions is refused by the admission policy. One list,
  * extended where the agent starts to own another key: its apply reports are the agent's, the
@@ -47,8 +53,24 @@ export const NODE_AGENT_OWNED_NODE_METADATA = {
     ANNOTATION.checksumCloudConfigData,
     ANNOTATION.restartSystemdServices,
     ...NODE_AGENT_REPORT_ANNOTATIONS,
+    CORDONED_BY_AGENT_ANNOTATION,
   ],
 } as const satisfies { labels: readonly string[]; annotations: readonly string[] };
+
+/**
+ * The condition types of its own Node's status a node agent may set, change or remove (the
+ * kubelet's, `Ready` and the pressure conditions, stay out): `SystemdUnitsReady`, which gardener
+ * v1.150.0's agent reports (pkg/nodeagent/controller/healthcheck, systemd unit check).
+ */
+export const NODE_AGENT_OWNED_NODE_CONDITIONS = ['SystemdUnitsReady'] as const;
+
+/**
+ * The one field of its own Node's spec a node agent may change: `unschedulable`, the cordon of a
+ * drain before a restart the disruption policy asks to drain for (docs/least-disruption.md). A
+ * node agent runs as root on its node and can stop the kubelet: cordoning that node and evicting
+ * its pods through the Eviction API, which PodDisruptionBudgets govern, reach no further.
+ */
+export const NODE_AGENT_OWNED_NODE_SPEC_FIELDS = ['unschedulable'] as const;
 
 export function nodeAgentUserName(nodeName: string): string {
   return `${NODE_AGENT_USER_PREFIX}${nodeName}`;

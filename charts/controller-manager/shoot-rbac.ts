@@ -41,6 +41,13 @@ const NODE_IDENTITY_RULES: ExplainedRule[] = [
     resourceNames: [KUBE_APISERVER_CLIENT_SIGNER],
     reason: 'node agent client certificates only',
   },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['get'],
+    reason:
+      'the authorizer lets a node agent evict only pods bound to its Node, and reads the pod of each eviction (drains are rare; no pod cache)',
+  },
 ];
 
 /** Direct mode with per-node identities applies the node agents' admission policy. */

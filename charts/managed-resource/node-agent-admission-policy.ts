@@ -1,8 +1,10 @@
 /**
  * What a node agent with a per-node identity may change, enforced in the shoot's API server by a
  * ValidatingAdmissionPolicy (no webhook to be down): on its own Node only the labels and
- * annotations it owns (api/ NODE_AGENT_OWNED_NODE_METADATA) and the status' addresses (the lost
- * InternalIP recovery), never its spec (taints, unschedulable), any other status field or other
+ * annotations it owns (api/ NODE_AGENT_OWNED_NODE_METADATA), `spec.unschedulable` (the cordon of a
+ * drain, NODE_AGENT_OWNED_NODE_SPEC_FIELDS), the status' addresses (the lost InternalIP recovery)
+ * and the conditions of the types it owns (NODE_AGENT_OWNED_NODE_CONDITIONS), never the rest of
+ * its spec (taints, provider ID, pod CIDRs), any other status field or condition, or other
  * metadata, through the Node or its status subresource (the API server keeps the spec on a status
  * write, but not the metadata); only its own Lease `kube-system/gardener-node-agent-<node>`; only
  * Events about its own Node, and on an update (a patch) the Event must have been about its Node
@@ -14,6 +16,7 @@
 import {
   NAME,
   NAMESPACE_KUBE_SYSTEM,
+  NODE_AGENT_OWNED_NODE_CONDITIONS,
   NODE_AGENT_OWNED_NODE_METADATA,
   NODE_AGENT_USER_PREFIX,
 } from '../../api/index.js';
@@ -56,6 +59,24 @@ export const NODE_STATUS_FIELDS_NOT_OWNED = [
   'features',
 ] as const;
 
+/**
+ * Every field of a Node's spec but `unschedulable` (NODE_AGENT_OWNED_NODE_SPEC_FIELDS): v1.NodeSpec
+ * of Kubernetes v1.34 (same file, NodeSpec); test/integration/node-agent-admission-policy compares
+ * it with the schema the API server serves, as for the status.
+ */
+export const NODE_SPEC_FIELDS_NOT_OWNED = [
+  'podCIDR',
+  'podCIDRs',
+  'providerID',
+  'taints',
+  'configSource',
+  'externalID',
+] as const;
+
+/** The conditions of `o` (object or oldObject) of the types the agent does not own, in order. */
+const conditionsNotOwned = (o: 'object' | 'oldObject') =>
+  `${o}.status.?conditions.orValue([]).filter(c, !(c.type in ${celList(NODE_AGENT_OWNED_NODE_CONDITIONS)}))`;
+
 /** `involvedObject` of `o` (object or oldObject) names its Node, cluster-scoped. */
 const aboutItsNode = (o: 'object' | 'oldObject') =>
   `${o}.involvedObject.?kind.orValue('') == 'Node' && ` +
@@ -82,16 +103,17 @@ export function nodeAgentAdmissionPolicy(): Record<string, unknown>[] {
     },
     {
       expression:
-        `!(${isNode}) || (object.spec == oldObject.spec && ` +
+        `!(${isNode}) || (${NODE_SPEC_FIELDS_NOT_OWNED.map((f) => `object.spec.?${f} == oldObject.spec.?${f}`).join(' && ')} && ` +
         'object.metadata.?finalizers == oldObject.metadata.?finalizers && ' +
         'object.metadata.?ownerReferences == oldObject.metadata.?ownerReferences)',
-      message:
-        'a node agent may not change the spec (taints, unschedulable), finalizers or owners of its Node',
+      message: `a node agent may change only spec.unschedulable of its Node (a cordon), not ${NODE_SPEC_FIELDS_NOT_OWNED.join(', ')}, its finalizers or owners`,
       reason: 'Forbidden',
     },
     {
-      expression: `!(${isNode}) || (${NODE_STATUS_FIELDS_NOT_OWNED.map((f) => `object.status.?${f} == oldObject.status.?${f}`).join(' && ')})`,
-      message: `a node agent may change only the addresses in its Node's status, not ${NODE_STATUS_FIELDS_NOT_OWNED.join(', ')}`,
+      expression: `!(${isNode}) || (${NODE_STATUS_FIELDS_NOT_OWNED.filter((f) => f !== 'conditions')
+        .map((f) => `object.status.?${f} == oldObject.status.?${f}`)
+        .join(' && ')} && ${conditionsNotOwned('object')} == ${conditionsNotOwned('oldObject')})`,
+      message: `a node agent may change only the addresses and the conditions ${NODE_AGENT_OWNED_NODE_CONDITIONS.join(', ')} in its Node's status, not ${NODE_STATUS_FIELDS_NOT_OWNED.join(', ')}`,
       reason: 'Forbidden',
     },
     {

@@ -4,6 +4,7 @@
  * process, the HTTPS endpoint (webhook-server.ts) that answers each shoot's kube-apiserver from its
  * world. Runs only with per-node identities.
  */
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
@@ -65,6 +66,8 @@ export function authorizedShoot(
       acts,
       liveCsrRequester: async (name) =>
         (await client.getIfExists<CsrObject>(RESOURCE.certificateSigningRequest, { name }))?.spec?.username,
+      livePodNode: async (namespace, name) =>
+        (await client.getIfExists<V1Pod>(RESOURCE.pod, { namespace, name }))?.spec?.nodeName,
     },
     synced: done,
     stop: goneNodes.stop,

@@ -12,6 +12,9 @@
  * - create and patch Events in `default` (cluster-scoped objects' events; the policy checks they
  *   are about its Node);
  * - create CertificateSigningRequests and read its own (renewal; the approver checks the subject);
+ * - list and watch the pods bound to its Node (`spec.nodeName=<node>`) and evict them (`create
+ *   pods/eviction`, whose PodDisruptionBudgets the API server enforces): the drain before a restart
+ *   a disruption policy asks to drain for (docs/least-disruption.md);
  * - what every authenticated user may (system:basic-user, system:discovery): ask who it is and
  *   what it may do (self reviews), read discovery and version.
  * Everything else is denied with a reason; nothing is left to RBAC. Other users are not ours: no
@@ -64,6 +67,11 @@ export interface NodeAgentWorld {
   nodeWasRegistered(node: string): boolean;
   /** Who created the CertificateSigningRequest of this name (`spec.username`). */
   csrRequester(name: string): string | undefined;
+  /**
+   * The Node a pod is bound to (`spec.nodeName`; undefined when unknown or unbound). The shoot
+   * cache holds no pods: the webhook reads the pod of an eviction live (webhook-server.ts).
+   */
+  podNode(namespace: string, name: string): string | undefined;
 }
 
 const allow = (reason: string): Decision => ({ allowed: true, denied: false, reason });
@@ -158,6 +166,28 @@ function csrs(user: string, a: Attributes, world: NodeAgentWorld): Decision {
   return deny('a node agent may create certificate signing requests and read its own, by name');
 }
 
+function pods(node: string, a: Attributes, world: NodeAgentWorld): Decision {
+  const verb = a.verb ?? '';
+  if (a.subresource === 'eviction') {
+    if (verb !== 'create') return deny(`a node agent may only create pods/eviction, not ${verb} it`);
+    if (!a.namespace || !a.name) return deny('a node agent may evict only a named pod');
+    const bound = world.podNode(a.namespace, a.name);
+    if (bound === node) return allow(`evicting pod ${a.namespace}/${a.name} of its Node ${node}`);
+    return deny(
+      `pod ${a.namespace}/${a.name} is ${bound ? `bound to Node ${bound}` : 'not bound to a Node (or gone)'}, not to its Node ${node}`,
+    );
+  }
+  if (a.subresource) return deny(`a node agent may not access pods/${a.subresource}`);
+  if (
+    (verb === 'list' || verb === 'watch') &&
+    pinnedValue(a.fieldSelector?.requirements, 'spec.nodeName') === node
+  )
+    return allow(`pods bound to its Node ${node}`);
+  return deny(
+    `a node agent may only list and watch the pods of its Node, by spec.nodeName=${node}, and evict them`,
+  );
+}
+
 /** Discovery, version and health, as `system:discovery` and `system:public-info-viewer` allow everyone. */
 const PUBLIC_PATHS = /^\/(api|apis|openapi)(\/.*)?$|^\/(version|healthz|livez|readyz)\/?$/;
 
@@ -195,6 +225,8 @@ export function decideNodeAgentAccess(spec: AccessReviewSpec, world: NodeAgentWo
       return events(a);
     case 'certificates.k8s.io/certificatesigningrequests':
       return csrs(user, a, world);
+    case 'pods':
+      return pods(node, a, world);
     default:
       return deny(`a node agent may not access ${resource}`);
   }

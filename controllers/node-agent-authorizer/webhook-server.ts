@@ -14,6 +14,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { nodeOfNodeAgentUser } from '../../api/index.js';
 import { isAuthorizerCaller, readTokenKey } from '../../charts/controller-manager/authorizer-caller-token.js';
 import type { Logger } from '../../runtime/logging.js';
 import {
@@ -61,6 +62,8 @@ export interface AuthorizedShoot {
   readonly world: NodeAgentWorld;
   /** Reads a CertificateSigningRequest's requester live when the cache does not have it yet. */
   readonly liveCsrRequester?: (name: string) => Promise<string | undefined>;
+  /** Reads the Node a pod is bound to live (an eviction by a node agent: drains are rare). */
+  readonly livePodNode?: (namespace: string, name: string) => Promise<string | undefined>;
   /**
    * Whether to decide for the shoot now (default: always); while not, every review gets no
    * opinion, so the next authorizer decides (controllers/left-to-resource-manager.ts).
@@ -115,7 +118,24 @@ function unknownCsrRead(spec: AccessReviewSpec, world: NodeAgentWorld): string |
   return a.name;
 }
 
+/** The pod a node agent asks to evict, whose Node only a live read can tell. */
+function evictedPod(spec: AccessReviewSpec): { namespace: string; name: string } | undefined {
+  const a = spec.resourceAttributes;
+  if (a?.group || a?.resource !== 'pods' || a.subresource !== 'eviction' || a.verb !== 'create') return;
+  if (!a.namespace || !a.name || nodeOfNodeAgentUser(spec.user ?? '') === undefined) return;
+  return { namespace: a.namespace, name: a.name };
+}
+
 async function decide(shoot: AuthorizedShoot, spec: AccessReviewSpec): Promise<Decision> {
+  const pod = evictedPod(spec);
+  if (pod && shoot.livePodNode) {
+    const bound = await shoot.livePodNode(pod.namespace, pod.name);
+    return decideNodeAgentAccess(spec, {
+      ...shoot.world,
+      podNode: (namespace, name) =>
+        namespace === pod.namespace && name === pod.name ? bound : shoot.world.podNode(namespace, name),
+    });
+  }
   const csr = unknownCsrRead(spec, shoot.world);
   if (csr && shoot.liveCsrRequester) {
     const requester = await shoot.liveCsrRequester(csr);

@@ -70,5 +70,7 @@ export function shootWorld(o: ShootWorldOptions): NodeAgentWorld {
         );
     },
     csrRequester: (name) => o.csrs.get(name)?.spec?.username,
+    // no pod cache: a shoot has many; the webhook reads an evicted pod live
+    podNode: () => undefined,
   };
 }

@@ -42,7 +42,7 @@ export function checks(r: ScenarioResult): Check[] {
     ...rollout,
     {
       ok: ownIdentity === n && limited === n,
-      text: `${ownIdentity}/${n} agents run with their own identity (${NODE_AGENT_USER_PREFIX}<node>); with it ${limited}/${n} got exactly the ${r.limits.probes.length} expected answers: their own pool's OSC secret and Node allowed, other pools, other Nodes, cordon, taints, its own rollout permission, Leases and Events denied${limited === n ? '' : ` (${r.nodes.flatMap((x) => x.limits.unexpected.map((u) => `${x.name}: ${u}`)).join('; ')})`}`,
+      text: `${ownIdentity}/${n} agents run with their own identity (${NODE_AGENT_USER_PREFIX}<node>); with it ${limited}/${n} got exactly the ${r.limits.probes.length} expected answers: their own pool's OSC secret and Node allowed, other pools, other Nodes, taints, its own labels and rollout permission, Leases and Events denied${limited === n ? '' : ` (${r.nodes.flatMap((x) => x.limits.unexpected.map((u) => `${x.name}: ${u}`)).join('; ')})`}`,
     },
   ];
 }

@@ -25,6 +25,9 @@ export interface MatrixTarget {
   readonly otherNamespace: string;
   /** An Event in `default` about node B, recorded by someone else (for the rows that need it). */
   readonly eventB?: string;
+  /** A pod in `otherNamespace` bound to node A, and one bound to node B (for the drain rows). */
+  readonly podA?: string;
+  readonly podB?: string;
 }
 
 export interface MatrixRow {
@@ -41,6 +44,15 @@ async function watchByName(client: KubeClient, r: Resource, name: string, namesp
   });
   await response.body.dump();
 }
+
+/** An eviction as a drain asks for it, dry-run: the pod stays for the next subject's row. */
+const evict = (client: KubeClient, namespace: string, name = '') =>
+  client.createSubresource(RESOURCE.pod, { namespace, name }, 'eviction', {
+    apiVersion: 'policy/v1',
+    kind: 'Eviction',
+    metadata: { namespace, name },
+    deleteOptions: { dryRun: ['All'] },
+  });
 
 const nodePatch = (client: KubeClient, name: string, patch: unknown, status = false) =>
   client.mergePatch(RESOURCE.node, { name }, patch, status ? { subresource: 'status' } : {});
@@ -247,6 +259,13 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
     run: (c) => c.create(RESOURCE.certificateSigningRequest, { metadata: { name: 'matrix' }, spec: {} }),
   },
   { request: 'list all CertificateSigningRequests', run: (c) => c.list(RESOURCE.certificateSigningRequest) },
+  {
+    request: 'list the pods of Node A',
+    run: (c, t) => c.list(RESOURCE.pod, { fieldSelector: `spec.nodeName=${t.nodeA}` }),
+  },
+  { request: 'list all pods', run: (c) => c.list(RESOURCE.pod) },
+  { request: 'evict a pod of Node A', run: (c, t) => evict(c, t.otherNamespace, t.podA) },
+  { request: 'evict a pod of Node B', run: (c, t) => evict(c, t.otherNamespace, t.podB) },
   { request: 'list namespaces', run: (c) => c.list(RESOURCE.namespace) },
   {
     request: 'get a ConfigMap in kube-system',

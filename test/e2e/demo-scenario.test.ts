@@ -259,7 +259,7 @@ describe('e2e: the demo scenario with 5 nodes', function () {
       'get OSC secret of its pool P: allowed',
       'get OSC secret of pool Q: denied (authorization)',
       'taint Node B NoExecute: denied (authorization)',
-      'cordon Node A: denied (admission)',
+      'label Node A worker.gardener.cloud/pool (not owned): denied (admission)',
       "set Node A's rollout permission permitted-checksum (the seed's): denied (admission)",
       'create Lease kube-system/kube-controller-manager-x: denied (admission)',
     ]);

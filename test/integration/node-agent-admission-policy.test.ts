@@ -3,18 +3,23 @@
  * kube-apiserver with the node agent authorizer and NodeRestriction, the policies applied by the
  * controller-manager as in a landscape): a node agent cannot take over another Node's Event by
  * patching it into one about its own Node, cannot write any status field of its Node but the
- * addresses, nor its Node's metadata through the status subresource; the kubelet of a node cannot
+ * addresses and its own condition types, nor its Node's metadata through the status subresource,
+ * nor its spec but a cordon; the kubelet of a node cannot
  * give its Node the rollout gate's permission, which only the seed writes.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import {
+  CORDONED_BY_AGENT_ANNOTATION,
   LABEL,
   NODE_AGENT_GROUP,
   nodeAgentUserName,
   PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../api/index.js';
-import { NODE_STATUS_FIELDS_NOT_OWNED } from '../../charts/managed-resource/node-agent-admission-policy.js';
+import {
+  NODE_SPEC_FIELDS_NOT_OWNED,
+  NODE_STATUS_FIELDS_NOT_OWNED,
+} from '../../charts/managed-resource/node-agent-admission-policy.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -131,15 +136,17 @@ describe('node agent admission policies', function () {
     ).to.equal(undefined);
   });
 
-  it('lists every status field of a Node the API server serves but the addresses', async () => {
+  it('lists every status field of a Node the API server serves but the addresses, every spec field but unschedulable', async () => {
     const openapi = await admin.http.get({ path: '/openapi/v3/api/v1' });
     const doc = (await openapi.body.json()) as {
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
-    const served = Object.keys(doc.components.schemas['io.k8s.api.core.v1.NodeStatus']?.properties ?? {});
-    expect(served.filter((f) => f !== 'addresses').sort()).to.deep.equal(
-      [...NODE_STATUS_FIELDS_NOT_OWNED].sort(),
-    );
+    const served = (kind: string, owned: string) =>
+      Object.keys(doc.components.schemas[`io.k8s.api.core.v1.${kind}`]?.properties ?? {})
+        .filter((f) => f !== owned)
+        .sort();
+    expect(served('NodeStatus', 'addresses')).to.deep.equal([...NODE_STATUS_FIELDS_NOT_OWNED].sort());
+    expect(served('NodeSpec', 'unschedulable')).to.deep.equal([...NODE_SPEC_FIELDS_NOT_OWNED].sort());
   });
 
   for (const field of NODE_STATUS_FIELDS_NOT_OWNED)
@@ -162,8 +169,78 @@ describe('node agent admission policies', function () {
       // the API server itself drops what it no longer keeps (status.config since dynamic kubelet
       // configuration went away): then there is no change to refuse
       if (refused === undefined) expect(await statusOf(), `status.${field} changed`).to.equal(before);
-      else expect(refused).to.match(/may change only the addresses in its Node's status/);
+      else expect(refused).to.match(/may change only the addresses and the conditions SystemdUnitsReady/);
     });
+
+  it('lets an agent cordon and uncordon its own Node, marked as its own cordon, and nothing more of the spec', async () => {
+    const cordon = (name: string, on: boolean) =>
+      agent.mergePatch(
+        RESOURCE.node,
+        { name },
+        {
+          metadata: { annotations: { [CORDONED_BY_AGENT_ANNOTATION]: on ? 'true' : null } },
+          spec: { unschedulable: on ? true : null },
+        },
+      );
+    expect(await refusal(() => cordon(nodeA, true))).to.equal(undefined);
+    const live = await admin.get<{ spec?: { unschedulable?: boolean } }>(RESOURCE.node, { name: nodeA });
+    expect(live.spec?.unschedulable).to.equal(true);
+    expect(await refusal(() => cordon(nodeA, false))).to.equal(undefined);
+    // another Node is the authorizer's to refuse, before admission
+    const theirs = await cordon(nodeB, true).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isApiStatus(theirs, 403) && String(theirs)).to.match(/may access only its own Node/);
+    for (const spec of [
+      { taints: [{ key: 'evil', effect: 'NoSchedule' }] },
+      { providerID: 'aws:///evil' },
+      { podCIDR: '10.9.0.0/24', podCIDRs: ['10.9.0.0/24'] },
+    ])
+      expect(
+        await refusal(() =>
+          agent.mergePatch(RESOURCE.node, { name: nodeA }, { spec: { ...spec, unschedulable: true } }),
+        ),
+        JSON.stringify(spec),
+      ).to.match(/may change only spec.unschedulable/);
+  });
+
+  it("lets an agent report its own condition types, never change the kubelet's", async () => {
+    type Condition = { type: string; status: string };
+    const condition = (type: string, status: string) => ({
+      type,
+      status,
+      reason: 'Policy',
+      message: 'admission policy test',
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    const status = { subresource: 'status' } as const;
+    const conditions = async () =>
+      (await admin.get<{ status?: { conditions?: Condition[] } }>(RESOURCE.node, { name: nodeA })).status
+        ?.conditions ?? [];
+    // the kubelet's condition, as the kubelet reports it
+    await admin.mergePatch(
+      RESOURCE.node,
+      { name: nodeA },
+      { status: { conditions: [condition('Ready', 'True')] } },
+      status,
+    );
+    const kubelets = await conditions();
+    // a merge patch replaces the list: the agent sends the kubelet's unchanged beside its own
+    const write = (list: unknown[]) =>
+      refusal(() =>
+        agent.mergePatch(RESOURCE.node, { name: nodeA }, { status: { conditions: list } }, status),
+      );
+    expect(await write([...kubelets, condition('SystemdUnitsReady', 'False')])).to.equal(undefined);
+    const summary = async () => (await conditions()).map((c) => `${c.type}=${c.status}`).sort();
+    expect(await summary()).to.deep.equal(['Ready=True', 'SystemdUnitsReady=False']);
+    const refusedText = /may change only the addresses and the conditions SystemdUnitsReady/;
+    expect(await write([condition('Ready', 'False'), condition('SystemdUnitsReady', 'True')])).to.match(
+      refusedText,
+    );
+    expect(await write([condition('SystemdUnitsReady', 'True')]), 'dropping Ready').to.match(refusedText);
+    expect(await summary()).to.deep.equal(['Ready=True', 'SystemdUnitsReady=False']);
+  });
 
   it("lets an agent write its Node's status addresses", async () => {
     expect(

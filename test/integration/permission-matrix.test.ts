@@ -54,7 +54,7 @@ const PER_NODE: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'report an apply on Node A (owned)': [A, Z],
   "set Node A's rollout permission permitted-checksum (the seed's)": [M, Z],
   'label Node A worker.gardener.cloud/pool (not owned)': [M, Z],
-  'cordon Node A': [M, Z],
+  'cordon Node A': [A, Z],
   'set Ready=False on Node A': [M, Z],
   'write Node A status images (not addresses)': [M, Z],
   'label Node A worker.gardener.cloud/pool through its status': [M, Z],
@@ -77,6 +77,10 @@ const PER_NODE: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'list Events in all namespaces': [Z, Z],
   'create a CertificateSigningRequest': [A, A],
   'list all CertificateSigningRequests': [Z, A],
+  'list the pods of Node A': [A, Z],
+  'list all pods': [Z, Z],
+  'evict a pod of Node A': [A, Z],
+  'evict a pod of Node B': [Z, Z],
   'list namespaces': [Z, Z],
   'get a ConfigMap in kube-system': [Z, Z],
   'create a ClusterRoleBinding': [Z, Z],
@@ -120,6 +124,10 @@ const SHARED: Readonly<Record<string, readonly [Outcome, Outcome]>> = {
   'list Events in all namespaces': [A, Z],
   'create a CertificateSigningRequest': [Z, A],
   'list all CertificateSigningRequests': [Z, A],
+  'list the pods of Node A': [Z, Z],
+  'list all pods': [Z, Z],
+  'evict a pod of Node A': [Z, Z],
+  'evict a pod of Node B': [Z, Z],
   'list namespaces': [Z, Z],
   'get a ConfigMap in kube-system': [Z, Z],
   'create a ClusterRoleBinding': [Z, Z],
@@ -172,8 +180,21 @@ async function prepare(
       type: 'Normal',
     },
   });
+  const pods = { podA: `web-a-${id}`, podB: `web-b-${id}` };
+  for (const [name, nodeName] of [
+    [pods.podA, names.nodeA],
+    [pods.podB, names.nodeB],
+  ] as const)
+    await core.createNamespacedPod({
+      namespace: otherNamespace,
+      body: {
+        metadata: { name },
+        spec: { nodeName, containers: [{ name: 'c', image: 'registry.example/web:1' }] },
+      },
+    });
   return {
     ...names,
+    ...pods,
     eventB,
     oscP: '',
     oscQ: '',

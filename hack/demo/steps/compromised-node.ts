@@ -2,7 +2,7 @@
  * Step 4/4, a compromised node: what an attacker with root on a node could do to the rest of the
  * shoot with the credentials the agent has there. For every node, its own identity kubeconfig
  * (from its root) makes real requests against the shoot's kube-apiserver: what the agent needs is
- * allowed, and reading another pool's configuration, changing another Node, cordoning or tainting,
+ * allowed, and reading another pool's configuration, changing another Node, tainting,
  * forging Leases and spreading Events are denied, by the node agent authorizer or by the admission
  * policy. The rows and their classification are the permission matrix's
  * (hack/landscape/permission-matrix.ts, docs/security.md).
@@ -34,7 +34,6 @@ export const PROBES: readonly { readonly request: string; readonly expected: Out
   { request: 'get shared token secret gardener-node-agent', expected: 'denied (authorization)' },
   { request: 'list all secrets in kube-system', expected: 'denied (authorization)' },
   { request: 'label Node A worker.gardener.cloud/pool (not owned)', expected: 'denied (admission)' },
-  { request: 'cordon Node A', expected: 'denied (admission)' },
   { request: 'set Ready=False on Node A', expected: 'denied (admission)' },
   {
     request: "set Node A's rollout permission permitted-checksum (the seed's)",

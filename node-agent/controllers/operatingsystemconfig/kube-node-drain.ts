@@ -9,12 +9,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { CORDONED_BY_AGENT_ANNOTATION } from '../../../api/index.js';
 import { isApiStatus } from '../../../runtime/kube/api-status.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { NodeDrain } from '../../applier/node-drain.js';
 
-export const CORDONED_BY_AGENT_ANNOTATION = 'node-configuration.gardener.cloud/cordoned-by-agent';
+export { CORDONED_BY_AGENT_ANNOTATION };
 
 export interface KubeNodeDrainOptions {
   /** Between rounds of evictions and readiness checks (default 5 s). */

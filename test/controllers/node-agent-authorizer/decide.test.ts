@@ -22,6 +22,10 @@ const world: NodeAgentWorld = {
   recentlyIssued: (node) => node === 'node-new' || node === 'node-gone',
   nodeWasRegistered: (node) => node === 'node-gone',
   csrRequester: (name) => ({ 'csr-a': user('node-a'), 'csr-b': user('node-b') })[name],
+  podNode: (namespace, name) =>
+    namespace === 'apps'
+      ? ({ 'web-a': 'node-a', 'web-b': 'node-b' } as Record<string, string>)[name]
+      : undefined,
 };
 
 type Attributes = NonNullable<AccessReviewSpec['resourceAttributes']>;
@@ -35,6 +39,16 @@ const lease = (verb: string, name?: string, namespace = 'kube-system') =>
 const event = (verb: string, namespace = 'default') => r({ verb, resource: 'events', namespace });
 /** The API server leaves `group` out of reviews for the core group. */
 const coreEvent = (verb: string) => ({ verb, version: 'v1', resource: 'events', namespace: 'default' });
+const pods = (verb: string, nodeName?: string) =>
+  r({
+    verb,
+    resource: 'pods',
+    fieldSelector: nodeName
+      ? { requirements: [{ key: 'spec.nodeName', operator: '=', values: [nodeName] }] }
+      : undefined,
+  });
+const eviction = (name: string, namespace = 'apps', verb = 'create') =>
+  r({ verb, resource: 'pods', subresource: 'eviction', name, namespace });
 const csr = (verb: string, name?: string) =>
   r({ group: 'certificates.k8s.io', verb, resource: 'certificatesigningrequests', name });
 
@@ -135,7 +149,35 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
     r({ group: 'authentication.k8s.io', verb: 'create', resource: 'selfsubjectreviews' }),
     true,
   ],
-  ['node-a', 'list pods', r({ verb: 'list', resource: 'pods' }), false, /may not access pods/],
+  // the pods of its Node, for a drain: listed by spec.nodeName, evicted one by one
+  ['node-a', 'list the pods of its Node', pods('list', 'node-a'), true],
+  ['node-a', 'watch the pods of its Node', pods('watch', 'node-a'), true],
+  ['node-a', 'list every pod', pods('list'), false, /only list and watch the pods of its Node/],
+  ['node-a', 'list the pods of node-b', pods('list', 'node-b'), false],
+  ['node-a', 'get a pod', r({ verb: 'get', resource: 'pods', name: 'web-a', namespace: 'apps' }), false],
+  [
+    'node-a',
+    'delete a pod of its Node',
+    r({ verb: 'delete', resource: 'pods', name: 'web-a', namespace: 'apps' }),
+    false,
+  ],
+  ['node-a', 'evict a pod of its Node', eviction('web-a'), true],
+  [
+    'node-a',
+    'evict a pod of node-b',
+    eviction('web-b'),
+    false,
+    /bound to Node node-b, not to its Node node-a/,
+  ],
+  ['node-a', 'evict a pod it cannot see', eviction('web-a', 'other'), false, /not bound to a Node/],
+  ['node-a', 'get an eviction', eviction('web-a', 'apps', 'get'), false, /only create pods\/eviction/],
+  [
+    'node-a',
+    'exec into a pod of its Node',
+    r({ verb: 'create', resource: 'pods', subresource: 'exec', name: 'web-a', namespace: 'apps' }),
+    false,
+    /may not access pods\/exec/,
+  ],
   [
     'node-a',
     'get a configmap',

@@ -25,6 +25,7 @@ const world: NodeAgentWorld = {
   recentlyIssued: () => false,
   nodeWasRegistered: () => false,
   csrRequester: () => undefined,
+  podNode: () => undefined,
 };
 
 const review = (user: string, resourceAttributes: Record<string, string>) => ({
@@ -58,6 +59,8 @@ describe('node agent authorizer endpoint', () => {
               acts: () => acts,
               liveCsrRequester: async (name) =>
                 name === 'fresh' ? 'gardener.cloud:node-agent:machine:node-a' : undefined,
+              livePodNode: async (namespace, name) =>
+                namespace === 'apps' && name === 'web' ? 'node-a' : undefined,
             }
           : undefined,
       metrics: authorizerMetrics(registry),
@@ -194,6 +197,19 @@ describe('node agent authorizer endpoint', () => {
       );
     expect(((await csr('fresh')).body.status as { allowed: boolean }).allowed).to.equal(true);
     expect(((await csr('unknown')).body.status as { allowed: boolean }).allowed).to.equal(false);
+  });
+
+  it('reads the pod of an eviction live: an agent evicts only pods bound to its Node', async () => {
+    const evict = (user: string, name: string) =>
+      post(
+        '/webhooks/auth/nodeagent/shoot--a--b',
+        review(user, { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: 'apps', name }),
+      );
+    const allowed = async (p: ReturnType<typeof evict>) =>
+      ((await p).body.status as { allowed: boolean }).allowed;
+    expect(await allowed(evict('gardener.cloud:node-agent:machine:node-a', 'web'))).to.equal(true);
+    expect(await allowed(evict('gardener.cloud:node-agent:machine:node-b', 'web'))).to.equal(false);
+    expect(await allowed(evict('gardener.cloud:node-agent:machine:node-a', 'gone'))).to.equal(false);
   });
 
   it('serves a renewed certificate without a restart', async () => {

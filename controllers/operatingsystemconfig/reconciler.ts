@@ -23,7 +23,6 @@ import {
   formatFieldErrors,
   type GardenerVersion,
   instantFromDate,
-  LABEL_VALUE,
   type OperatingSystemConfig,
 } from '../../api/index.js';
 import { renderNodeConfiguration } from '../../charts/node-configuration.js';
@@ -54,13 +53,8 @@ import {
   staleOscs,
 } from './decide.js';
 import type { OscControllerMetrics } from './metrics.js';
-import {
-  type ListedEvent,
-  lastNodeStatusReport,
-  nodeStatus,
-  nodeStatusReport,
-  sameReport,
-} from './node-status.js';
+import type { ListedEvent } from './node-status.js';
+import { NodeStatusReporter } from './node-status-reporter.js';
 import { seedObjects } from './rendered.js';
 import { applyManagedResources, osExtensionRenderings } from './shoot-objects.js';
 
@@ -116,11 +110,18 @@ export class OscReconciler {
   private readonly clock: Clock;
   /** Since when we wait for the OS extension, per namespace (for the timeout event). */
   private readonly waitingSince = new Map<string, number>();
-  /** The last node status we reported per namespace, so events are sent on changes only. */
-  private readonly lastNodeStatus = new Map<string, string>();
+  private readonly nodeStatus: NodeStatusReporter;
 
   constructor(private readonly o: OscReconcilerOptions) {
     this.clock = o.clock ?? realClock;
+    this.nodeStatus = new NodeStatusReporter({
+      config: o.config,
+      metrics: o.metrics,
+      shoot: o.shoot,
+      clusterUid: (namespace) => o.cluster(namespace)?.metadata?.uid,
+      nodeStatusEvents: o.nodeStatusEvents,
+      event: (namespace, reason, message) => this.event(namespace, 'Normal', reason, message),
+    });
   }
 
   async reconcile(namespace: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
@@ -272,7 +273,7 @@ export class OscReconciler {
       );
 
     // 6. node status (unknown until the shoot's caches are filled; add.ts enqueues the shoot then)
-    await this.reportNodes(cluster, ctx.log);
+    await this.nodeStatus.report(cluster, ctx.log);
     this.o.metrics.pools.set(
       { namespace },
       cluster.shoot.spec.provider.workers.filter((w) => w.machine.image).length,
@@ -302,47 +303,6 @@ export class OscReconciler {
     await this.write(`the shoot objects of ${namespace}`, () =>
       this.o.applier!.applySets(shoot.client, objects as never, log),
     );
-  }
-
-  /**
-   * Reports the node status, unless it is unknown (the shoot not running, its caches not filled),
-   * as an event when it changed: since this process's last report, or, for the first report after
-   * a start, since the report the Cluster's events hold (a restart writes nothing when nothing
-   * changed).
-   */
-  private async reportNodes(cluster: Cluster, log: Logger): Promise<void> {
-    const namespace = cluster.name;
-    const gate = this.o.config.featureGates[FEATURE_GATE_USE_GARDENER_NODE_AGENT];
-    const role = gate ? LABEL_VALUE.roleOperatingSystemConfig : LABEL_VALUE.roleCloudConfig;
-    const state = this.o.shoot(namespace)?.nodeState(cluster, role);
-    if (!state) {
-      log.info('Shoot not reachable (or its caches not filled yet), node status unknown');
-      return;
-    }
-    const status = nodeStatus(state);
-    this.o.metrics.nodesOutdated.set({ namespace }, status.outdated);
-    this.o.metrics.nodesUpToDate.set({ namespace }, Math.max(0, status.total - status.outdated));
-    const known = this.lastNodeStatus.get(namespace);
-    if (known === status.summary) return;
-    const report = nodeStatusReport(status);
-    const uid = this.o.cluster(namespace)?.metadata?.uid;
-    if (known === undefined && sameReport(await this.lastReport(namespace, uid, log), report)) {
-      this.lastNodeStatus.set(namespace, status.summary);
-      return;
-    }
-    this.lastNodeStatus.set(namespace, status.summary);
-    this.event(namespace, 'Normal', report.reason, report.message);
-  }
-
-  /** The node status the Cluster's events hold; undefined when they cannot be read. */
-  private async lastReport(namespace: string, uid: string | undefined, log: Logger) {
-    if (!this.o.nodeStatusEvents) return undefined;
-    try {
-      return lastNodeStatusReport(await this.o.nodeStatusEvents(namespace), uid);
-    } catch (error) {
-      log.debug({ err: error }, 'Reading the last node status event failed; reporting it again');
-      return undefined;
-    }
   }
 
   private cleanUpContext(namespace: string, log: Logger) {
@@ -386,9 +346,8 @@ export class OscReconciler {
 
   private forget(namespace: string) {
     this.waitingSince.delete(namespace);
-    this.lastNodeStatus.delete(namespace);
-    for (const g of [this.o.metrics.pools, this.o.metrics.nodesOutdated, this.o.metrics.nodesUpToDate])
-      g.remove({ namespace });
+    this.nodeStatus.forget(namespace);
+    this.o.metrics.pools.remove({ namespace });
   }
 
   private event(namespace: string, type: EventType, reason: string, message: string) {

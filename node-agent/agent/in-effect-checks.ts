@@ -1,0 +1,34 @@
+/**
+ * What the agent asks after an apply to prove it is in effect (docs/node-agent.md#in-effect): the
+ * kubelet's configz with the agent's own token, and the kernel's /proc/sys; a failed unit's reason
+ * from its journal. Only when the agent manages the machine (its root is `/`), as its health
+ * probes; tests give fakes (`inEffectChecks`) or none.
+ */
+import { resolve } from 'node:path';
+import { PATH } from '../../api/index.js';
+import { HostRoot } from '../applier/host-root.js';
+import type { InEffectCheck } from '../controllers/operatingsystemconfig/in-effect/in-effect-check.js';
+import {
+  configzOverHttps,
+  kubeletConfigzCheck,
+} from '../controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
+import { sysctlReadback } from '../controllers/operatingsystemconfig/in-effect/sysctl-readback.js';
+import {
+  journalUnitReason,
+  type UnitReason,
+} from '../controllers/operatingsystemconfig/in-effect/unit-journal-reason.js';
+import type { AgentOptions } from './agent-options.js';
+
+export function inEffect(o: AgentOptions): {
+  inEffectChecks?: readonly InEffectCheck[];
+  unitReason?: UnitReason;
+} {
+  if (o.inEffectChecks === false) return {};
+  if (o.inEffectChecks) return { inEffectChecks: o.inEffectChecks };
+  if (resolve(o.root) !== '/') return {};
+  const token = new HostRoot(o.root).path(PATH.nodeAgentToken);
+  return {
+    inEffectChecks: [kubeletConfigzCheck(configzOverHttps(token)), sysctlReadback(o.root)],
+    unitReason: journalUnitReason(o.env),
+  };
+}

@@ -14,11 +14,22 @@ function isZero(value: unknown): boolean {
   );
 }
 
-const text = (value: unknown) => (value === undefined ? '(unset)' : JSON.stringify(value));
+/** JSON with the keys of every object sorted: a list's items compare whatever order a writer used. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+const text = (value: unknown) => (value === undefined ? '(unset)' : canonical(value));
 
 function sameList(rendered: readonly unknown[], running: unknown): boolean {
   const list = running === undefined || running === null ? [] : running;
-  return JSON.stringify(rendered) === JSON.stringify(list);
+  return canonical(rendered) === canonical(list);
 }
 
 export function renderedFieldsDiffer(rendered: unknown, running: unknown, path = ''): Mismatch[] {

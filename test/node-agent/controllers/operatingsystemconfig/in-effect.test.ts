@@ -77,6 +77,15 @@ describe('node agent: what an apply put in effect', () => {
       ]);
     });
 
+    it('compares list items whatever the order of their keys (configz writes Go field order)', () => {
+      expect(
+        renderedFieldsDiffer(
+          { registerWithTaints: [{ effect: 'NoSchedule', key: 'k' }] },
+          { registerWithTaints: [{ key: 'k', effect: 'NoSchedule' }] },
+        ),
+      ).to.deep.equal([]);
+    });
+
     it("skips a rendered zero value (Go's unset, which the component defaults); an empty list is kept", () => {
       expect(
         renderedFieldsDiffer(

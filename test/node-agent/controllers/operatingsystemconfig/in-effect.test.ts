@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { OperatingSystemConfig } from '../../../../api/index.js';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
+import type { AgentOptions } from '../../../../node-agent/agent/agent-options.js';
+import { IN_EFFECT_CHECKS_ENV, inEffect } from '../../../../node-agent/agent/in-effect-checks.js';
 import type { InEffectCheck } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import {
   ConfigzNotPermitted,
@@ -278,6 +280,21 @@ describe('node agent: what an apply put in effect', () => {
       );
       expect(lastErrorOf('started\nsomething failed here\nok')).to.equal('something failed here');
       expect(lastErrorOf('all good')).to.equal(undefined);
+    });
+  });
+
+  describe('which checks the agent runs', () => {
+    const options = (root: string, env: NodeJS.ProcessEnv = {}) => ({ root, env }) as unknown as AgentOptions;
+
+    it('on the machine it manages: the kubelet configz and the sysctls, and units say why they failed', () => {
+      const on = inEffect(options('/'));
+      expect(on.inEffectChecks?.map((c) => c.name)).to.deep.equal(['kubelet configz', 'sysctl']);
+      expect(on.unitReason).to.be.a('function');
+    });
+
+    it('none under another root, or where the environment turns them off (a stand-in kubelet)', () => {
+      expect(inEffect(options('/var/tmp/root'))).to.deep.equal({});
+      expect(inEffect(options('/', { [IN_EFFECT_CHECKS_ENV]: 'off' }))).to.deep.equal({});
     });
   });
 });

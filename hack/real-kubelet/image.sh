@@ -100,6 +100,8 @@ cp -a "${TMP}/unpacked/." "${ROOTFS}/"
 # Debian's containerd in place of the stand-in (its unit took the stand-in unit's path, which the
 # image enables); the ctr stand-in stays first on PATH
 rm -f "${ROOTFS}/usr/local/bin/containerd"
+# the agent judges whether its applies are in effect: the components are real here
+rm -f "${ROOTFS}/etc/systemd/system.conf.d/real-node-stand-ins.conf"
 [[ -x "${ROOTFS}/usr/bin/containerd" && -x "${ROOTFS}/usr/sbin/runc" ]] || die "containerd or runc missing after unpacking"
 mkdir -p "${ROOTFS}/opt/cni"
 ln -sfn /usr/lib/cni "${ROOTFS}/opt/cni/bin"

@@ -248,6 +248,24 @@ describe('a real node with a real kubelet and containerd', function () {
     osc = fixed;
   });
 
+  it('written but not in effect: a field the kubelet flag overrides fails the apply, named', async () => {
+    // the rendered --container-runtime-endpoint flag wins over the file: the kubelet runs, healthy,
+    // with another value than the file says
+    const shadowed = withKubeletFields(osc, {
+      containerRuntimeEndpoint: 'unix:///run/containerd/other.sock',
+    });
+    const report = await verdict(await shoot.publishOsc(shadowed));
+    expect(report).to.include({ result: 'Failed', reason: 'NotInEffect' });
+    expect(report.message).to.contain(
+      'kubelet configz containerRuntimeEndpoint is "unix:///run/containerd/containerd.sock", rendered "unix:///run/containerd/other.sock"',
+    );
+    expect(
+      (await readNode())?.metadata?.annotations?.['node-configuration.gardener.cloud/apply-reason'],
+    ).to.equal('NotInEffect');
+    const good = await shoot.publishOsc(osc);
+    expect((await verdict(good)).result).to.equal('Succeeded');
+  });
+
   it('leaves the host as found: no process, mount, cgroup, veth or /run leftovers, sysctls unchanged', async () => {
     const { leader, nspawnPid } = c;
     const { nodeDir } = node!.node;

@@ -57,6 +57,8 @@ export const APPLY_REASON = {
   unitNotActive: 'UnitNotActive',
   /** kubelet or containerd does not answer its health check after the settle time. */
   healthCheckFailed: 'HealthCheckFailed',
+  /** What runs differs from what was rendered (kubelet configz, sysctls), or could not be asked. */
+  notInEffect: 'NotInEffect',
   /** Any other step failed: a file, an image, a directory. */
   applyFailed: 'ApplyFailed',
   /** The OSC does not decode or names bad paths: nothing was written. */

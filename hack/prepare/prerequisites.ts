@@ -78,4 +78,13 @@ export const BUILDS: readonly Build[] = [
     // mostly downloads, first needed by test/real-node's `before` hook, near the end of the run
     late: true,
   }),
+  build('real-kubelet', 'hack/real-kubelet/build.sh', {
+    why: 'the kubelet v1.34.4 built from source, and a local pause image, for the real-kubelet tests',
+    go: true,
+  }),
+  build('real-kubelet-image', 'hack/real-kubelet/image.sh', {
+    why: "the real-node image with Debian's containerd, runc and CNI plugins for the real-kubelet tests (needs root)",
+    // it downloads the .debs with the host's package lists, which may lag the mirror
+    retryAfterAptUpdate: true,
+  }),
 ];

@@ -41,10 +41,18 @@ export async function provisionNode(o: {
   shoot: ShootForNodes;
   envtest: Envtest;
   agentBinary: string;
+  /** The image to boot (default: hack/real-node/build.sh's). */
+  cache?: string;
+  /** The file of an image at `path` where it is not a stand-in (e.g. the real kubelet). */
+  imageFile?: (path: string) => string | undefined;
+  /** Files of this node's host directory (NODE_HOST_DIR inside), e.g. what a prep unit reads. */
+  hostFiles?: Readonly<Record<string, string>>;
+  /** Whether the harness registers the Node (default); false: the kubelet registers it. */
+  registerNode?: boolean;
 }): Promise<NodeUnderTest> {
   const node = new RealNode({
     name: o.name,
-    cache: realNodeCache(),
+    cache: o.cache ?? realNodeCache(),
     supervisor: join(envtestBinaries(), 'supervisor'),
   });
   let proxy: UnixProxy | undefined;
@@ -53,7 +61,7 @@ export async function provisionNode(o: {
     for (const { image, path } of o.shoot.images) {
       const target = join(images, imageDirectoryName(image), path);
       mkdirSync(dirname(target), { recursive: true });
-      const source = imageFile(path, o.agentBinary);
+      const source = o.imageFile?.(path) ?? imageFile(path, o.agentBinary);
       try {
         linkSync(source, target); // the agent is ~100 MB: a link where the file system allows it
       } catch {
@@ -63,12 +71,13 @@ export async function provisionNode(o: {
     const userData = node.hostFile('user-data', o.shoot.userData, 0o600);
     const hostDir = node.hostFile('host');
     mkdirSync(hostDir, { recursive: true });
+    for (const [file, content] of Object.entries(o.hostFiles ?? {})) node.hostFile(`host/${file}`, content);
     const apiServer = new URL(o.envtest.server);
     proxy = await serveUnixProxy(join(hostDir, 'kube-apiserver.sock'), {
       host: apiServer.hostname,
       port: Number(apiServer.port),
     });
-    await o.shoot.registerNode(o.name);
+    if (o.registerNode !== false) await o.shoot.registerNode(o.name);
     const container = await node.boot([
       { host: userData, inside: '/var/lib/cloud/user-data', readOnly: true },
       { host: images, inside: '/var/lib/real-node/images', readOnly: true },

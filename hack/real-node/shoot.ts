@@ -55,7 +55,15 @@ export interface ShootForNodes {
   cleanup(): Promise<void>;
 }
 
-export async function setUpShoot(shoot: Envtest): Promise<ShootForNodes> {
+/** What a real kubelet needs of the shoot beyond the defaults (hack/real-kubelet). */
+export interface ShootOptions {
+  /** The pool's Kubernetes version (default: the example's). */
+  readonly kubernetesVersion?: string;
+  /** A real CA for the kubelet's clientCAFile (default: a placeholder no kubelet can load). */
+  readonly kubeletCaPem?: string;
+}
+
+export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Promise<ShootForNodes> {
   const dir = mkdtempSync(join(tmpdir(), 'real-node-shoot-'));
   const core = shoot.kubeConfig.makeApiClient(CoreV1Api);
   const objects = KubernetesObjectApi.makeApiClient(shoot.kubeConfig);
@@ -71,13 +79,16 @@ export async function setUpShoot(shoot: Envtest): Promise<ShootForNodes> {
   delete worker.dataVolumes;
   delete worker.kubeletDataVolumeName;
   cluster.spec.shoot.spec.provider.workers = [worker];
+  if (options.kubernetesVersion) worker.kubernetes = { version: options.kubernetesVersion };
   const ca = Buffer.from(shoot.kubeConfig.getCurrentCluster()?.caData ?? '', 'base64').toString('utf8');
   const values = {
     apiServerUrl: API_SERVER_IN_NODE,
     caBundles: {
       cluster: ca,
       clusterSecretName: 'ca-bundle-real-node',
-      kubelet: `-----BEGIN CERTIFICATE-----\n${Buffer.from('real-node kubelet CA').toString('base64')}\n-----END CERTIFICATE-----\n`,
+      kubelet:
+        options.kubeletCaPem ??
+        `-----BEGIN CERTIFICATE-----\n${Buffer.from('real-node kubelet CA').toString('base64')}\n-----END CERTIFICATE-----\n`,
     },
     sshPublicKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDrealnode real-node'],
     images: { nodeAgent: DEFAULT_IMAGE_NAME },

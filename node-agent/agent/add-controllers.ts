@@ -20,6 +20,7 @@ import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
+import { inEffect } from './in-effect-checks.js';
 
 export function addAgentControllers(agent: AgentContext, probes: HealthProbes): RunningController[] {
   const { options: o, signal } = agent;
@@ -37,6 +38,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
         applySettleMs: o.applySettleMs,
         verifyProbes: verifyProbes(probes),
+        ...inEffect(o),
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),

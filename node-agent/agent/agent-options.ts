@@ -1,8 +1,10 @@
 /** How `gardener-node-agent run` is started: its configuration and what tests and tools override. */
+
 import type { GardenerVersion, NodeAgentConfiguration } from '../../api/index.js';
 import type { Logger } from '../../runtime/logging.js';
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
+import type { InEffectCheck } from '../controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
@@ -29,6 +31,11 @@ export interface AgentOptions {
   readonly healthCheckIntervalMs?: number;
   /** How long after an apply its restarted units and the health checks are judged (default 10 s). */
   readonly applySettleMs?: number;
+  /**
+   * What proves an apply in effect (docs/node-agent.md#in-effect); false: nothing. Default: the
+   * kubelet's configz and /proc/sys when the root is `/`, else nothing.
+   */
+  readonly inEffectChecks?: readonly InEffectCheck[] | false;
   /** Go back to the OSC the node ran before when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
   /**

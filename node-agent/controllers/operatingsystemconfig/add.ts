@@ -30,6 +30,8 @@ import type { ImageExtractor } from '../../registry/image-extractor.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import { kubeSystemSecret, ownNode, startedCache } from '../agent-informers.js';
 import type { AgentMetrics } from '../agent-metrics.js';
+import type { InEffectCheck } from './in-effect/in-effect-check.js';
+import type { UnitReason } from './in-effect/unit-journal-reason.js';
 import { OscReconciler } from './reconciler.js';
 import { ReconciliationDelay } from './reconciliation-delay.js';
 import type { VerifyProbe } from './verify-apply.js';
@@ -61,6 +63,10 @@ export interface OscControllerOptions {
   readonly applySettleMs?: number;
   /** The health checks judged after the settle time. */
   readonly verifyProbes?: readonly VerifyProbe[];
+  /** What runs against what was rendered, after the settle time (in-effect/). */
+  readonly inEffectChecks?: readonly InEffectCheck[];
+  /** A failed unit's last error, for the report. */
+  readonly unitReason?: UnitReason;
   /** Go back to the previous OSC when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
   /**
@@ -99,6 +105,8 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     applyBarrier: o.applyBarrier,
     settleMs: o.applySettleMs,
     verifyProbes: o.verifyProbes,
+    inEffectChecks: o.inEffectChecks,
+    unitReason: o.unitReason,
     revertFailedApplies: o.revertFailedApplies,
     disruptionPolicy: o.disruptionPolicy,
     hostName: o.hostName,

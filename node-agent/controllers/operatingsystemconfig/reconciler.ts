@@ -46,6 +46,8 @@ import type { Systemd } from '../../systemd/systemd.js';
 import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
+import type { InEffectCheck } from './in-effect/in-effect-check.js';
+import type { UnitReason } from './in-effect/unit-journal-reason.js';
 import { kubeNodeDrain } from './kube-node-drain.js';
 import { revertApply } from './revert-apply.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
@@ -72,6 +74,10 @@ export interface OscReconcilerOptions {
   readonly settleMs?: number;
   /** The health checks judged after the settle time (kubelet, containerd where the agent checks them). */
   readonly verifyProbes?: readonly VerifyProbe[];
+  /** What runs against what the OSC renders (kubelet configz, sysctls), judged after the probes. */
+  readonly inEffectChecks?: readonly InEffectCheck[];
+  /** A failed unit's last error (its journal), added to the report. */
+  readonly unitReason?: UnitReason;
   /** Go back to the previous OSC when an apply fails its verification (revert-apply.ts). */
   readonly revertFailedApplies?: boolean;
   /** Least disruption (docs/least-disruption.md); absent: every changed unit restarts, as upstream. */
@@ -187,7 +193,7 @@ export class OscReconciler {
       checksum: checksum ?? null,
       kubernetesVersion: this.o.kubernetesVersion,
     });
-    const verdict = await this.verify(units, ctx);
+    const verdict = await this.verify(units, ctx, content.osc);
     if (!verdict.ok && checksum !== undefined && previousText !== undefined && previousText !== content.raw) {
       const back = await revertApply({
         root: this.o.root,
@@ -229,10 +235,16 @@ export class OscReconciler {
       return;
     const units = await restartedUnits(computePlan(undefined, osc), this.o.root);
     ctx.log.info({ units: units.length }, 'Verifying the applied operating system config again');
-    await this.reportVerdict(node.metadata.name, checksum, await this.verify(units, ctx));
+    await this.reportVerdict(node.metadata.name, checksum, await this.verify(units, ctx, osc));
   }
 
-  private async verify(units: readonly string[], ctx: ReconcileContext): Promise<Verdict> {
+  /** Judges the apply; with `osc`, also whether it is in effect (not for the OSC a revert went back to). */
+  private async verify(
+    units: readonly string[],
+    ctx: ReconcileContext,
+    osc?: OperatingSystemConfig,
+  ): Promise<Verdict> {
+    const checks = this.o.inEffectChecks ?? [];
     const verdict = await verifyApply({
       units,
       systemd: this.o.systemd,
@@ -240,6 +252,8 @@ export class OscReconciler {
       settleMs: this.o.settleMs ?? DEFAULT_APPLY_SETTLE_MS,
       signal: ctx.signal,
       clock: this.o.clock,
+      ...(osc && checks.length > 0 ? { inEffect: { osc, checks } } : {}),
+      unitReason: this.o.unitReason,
     });
     if (verdict.ok)
       ctx.log.info({ message: verdict.message }, 'Verified the applied operating system config');

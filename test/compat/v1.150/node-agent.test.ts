@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import {
+  CONTAINERD_17_DEFAULT,
+  CONTAINERD_22_DEFAULT,
+} from '../../../hack/node-agent-doubles/fake-containerd.js';
+import { agentSequenceV150 } from '../support/agent-sequences-v150.js';
+import { Differences } from '../support/difference.js';
+import { expectEveryDeclarationUsed, expectEveryDifferenceDeclared } from '../support/expect-declared.js';
+import { type NodeContainerd, runSequenceV150 } from '../support/node-agent-case-v150.js';
+import { oracle150 } from '../support/oracle-150.js';
+import { useOracle150 } from '../support/use-oracle-150.js';
+
+const CONTAINERDS: NodeContainerd[] = [
+  { name: 'containerd 1.7 (config version 2)', defaultConfig: CONTAINERD_17_DEFAULT, version: '1.7.23' },
+  { name: 'containerd 2.2 (config version 3)', defaultConfig: CONTAINERD_22_DEFAULT, version: '2.2.0' },
+];
+
+describe("v1.150.0 node agent: upstream's OSC reconciler and our apply on the same OSC sequences", () => {
+  useOracle150();
+  const found: Differences['found'] = [];
+  let steps = 0;
+
+  before(async function () {
+    this.timeout(180_000);
+    const sequence = await agentSequenceV150(oracle150());
+    for (const containerd of CONTAINERDS) {
+      steps += sequence.steps.length;
+      const d = new Differences('node-agent-v1.150', sequence.name);
+      await runSequenceV150(oracle150(), d, sequence, containerd);
+      found.push(...d.found);
+    }
+  });
+
+  it('applies every step on both sides', () => {
+    expect(steps).to.be.greaterThan(16);
+    expect(found.filter((d) => d.field === 'result')).to.deep.equal([]);
+  });
+
+  it('writes the same config.toml and hosts.toml bytes as upstream', () => {
+    expect(
+      found.filter((d) => /^file \/etc\/containerd\//.test(d.item)),
+      'containerd files',
+    ).to.deep.equal([]);
+  });
+
+  it('restarts itself exactly when upstream does', () => {
+    expect(found.filter((d) => d.field === 'node agent restarts itself')).to.deep.equal([]);
+  });
+
+  it('every difference is declared in docs/compatibility.md', () => {
+    expectEveryDifferenceDeclared('node-agent-v1.150', found);
+  });
+
+  it('every declaration still matches a difference', () => {
+    expectEveryDeclarationUsed('node-agent-v1.150', found);
+  });
+});

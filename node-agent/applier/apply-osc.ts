@@ -14,7 +14,8 @@
  *     any other failing step stops the apply. Unfinished steps stay in the progress file and the
  *     next apply of the same OSC resumes exactly there. A restart or stop cut off by a crash is
  *     repeated only if systemd shows it did not happen (unit-command-once.ts).
- *  5. Write last-applied-osc.yaml (exact bytes, 0600), then remove the progress file.
+ *  5. Write last-applied-osc.yaml (0600; the exact bytes, or for a v1.150.0 OSC re-encoded as
+ *     upstream's agent writes it: last-applied.ts), then remove the progress file.
  *
  * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
  * a step boundary, with its progress saved for the next one.
@@ -48,7 +49,12 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { oscForHost } from './files-for-host.js';
 import { HostRoot } from './host-root.js';
-import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
+import {
+  decodeLastApplied,
+  lastAppliedTextFor,
+  readLastAppliedText,
+  writeLastApplied,
+} from './last-applied.js';
 import type { NodeDrain } from './node-drain.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
@@ -66,7 +72,7 @@ import { oscContentProblems } from './validate-osc.js';
 
 export interface ApplyOptions {
   readonly root: string;
-  /** The osc.yaml bytes; last-applied-osc.yaml gets exactly these. */
+  /** The osc.yaml bytes; last-applied-osc.yaml gets these (re-encoded for a v1.150.0 OSC). */
   readonly oscText: string;
   /** `oscText` already decoded by the caller (the OSC secret reader), so it is not parsed twice. */
   readonly osc?: OperatingSystemConfig;
@@ -194,6 +200,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const nextHere = withContainerdEnvDropIn(oscForHost(next, hostName), agentPath);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
+  const lastText = lastAppliedTextFor(options.oscText, next, agentPath);
+  // decoding the re-encoded text is not taken for granted to give `next` back
+  const lastOsc = lastText === options.oscText ? next : undefined;
 
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
@@ -230,7 +239,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     await writeRegistries(host, registries);
     await removeDroppedRegistries(host, registries);
-    if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
+    if (previous.text !== lastText) await writeLastApplied(host, lastText, lastOsc);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
     return result('up-to-date', 0, false);
@@ -325,7 +334,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   if (failures.length > 0) throw new ApplyError(failures);
 
   await removeDroppedRegistries(host, registries);
-  await writeLastApplied(host, options.oscText, next);
+  await writeLastApplied(host, lastText, lastOsc);
   await crash('last-applied');
   await removeProgress(host);
   logger.info(

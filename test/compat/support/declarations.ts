@@ -294,12 +294,6 @@ export const DECLARATIONS: readonly Declaration[] = [
       d.ours === false,
   },
   {
-    id: 'V150-25',
-    check: 'node-agent-v1.150',
-    what: 'last-applied-osc.yaml: the osc.yaml bytes, not re-encoded with the environment drop-in',
-    covers: (d) => contentOf(d, NODE_AGENT_STATE) && !str(d.ours).includes('30-env_config.conf'),
-  },
-  {
     id: 'V150-28',
     check: 'node-agent-v1.150',
     what: 'daemon-reload only when what systemd reads changed, once per apply',

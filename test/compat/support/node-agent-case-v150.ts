@@ -6,7 +6,7 @@
  * the file trees (path, type, mode, content: TOML bytes included), the systemd calls and the
  * self-restart decision are compared, as check 3 does for v1.91.4 (node-agent-case.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
@@ -123,6 +123,96 @@ export async function runSequenceV150(
         snapshotTree(upstream, (rel) => rel === UPSTREAM_IMAGES.slice(1)),
       );
     }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+export interface SwitchRun {
+  /** Upstream's calls for the second OSC on a node only it ran: what ours must do alone. */
+  readonly upstreamAlone: string[];
+  /** Ours after upstream applied the first OSC: the same OSC again, then the second. */
+  readonly oursSameAgain: { outcome: string; calls: string[] };
+  readonly oursNext: { outcome: string; calls: string[] };
+  /** upstream's last-computed-osc-changes.yaml after ours applied */
+  readonly upstreamChangesLeft: boolean;
+  /** Upstream again on the node ours left, with the second OSC. */
+  readonly upstreamBack: { calls: string[]; restarts: boolean; error?: string };
+}
+
+/**
+ * One node, two agents: upstream applies `first`, ours takes over (the same OSC again, then
+ * `second`), and upstream takes over back with `second`.
+ */
+export async function runSwitch(
+  oracle: Oracle150,
+  first: string,
+  second: string,
+  containerd: NodeContainerd,
+): Promise<SwitchRun> {
+  const base = mkdtempSync(join(tmpdir(), 'compat-switch-150-'));
+  try {
+    const node = join(base, 'node');
+    const alone = join(base, 'alone');
+    const images = join(base, 'images');
+    for (const dir of [node, alone, images]) mkdirSync(dir, { mode: 0o755 });
+    for (const root of [node, alone])
+      for (const dir of NODE_DIRECTORIES) mkdirSync(join(root, dir), { recursive: true, mode: 0o755 });
+    const steps = [
+      { name: 'first', osc: first },
+      { name: 'second', osc: second },
+    ];
+    writeImages(steps, images, node);
+    writeImages(steps, images, alone);
+    const upstream = async (root: string, osc: string) => {
+      const [result] = await oracle.ask<UpstreamStep[]>('nodeAgent', {
+        root,
+        images: UPSTREAM_IMAGES,
+        nodeName: NODE_NAME,
+        hostName: NODE_NAME,
+        kubernetesVersion: '1.34.1',
+        secretName: 'gardener-node-agent-worker-a',
+        containerdDefaultConfig: containerd.defaultConfig,
+        containerdVersion: containerd.version,
+        path: AGENT_PATH,
+        steps: [{ osc: Buffer.from(osc).toString('base64') }],
+      });
+      return result!;
+    };
+    const ours = async (osc: string) => {
+      const systemd = new MemorySystemd();
+      const result = await applyOsc({
+        root: node,
+        oscText: osc,
+        systemd,
+        images: new DirectoryImageExtractor(images),
+        onNodeAgentRestart: 'continue',
+        hostName: NODE_NAME,
+        containerd: containerdTool(containerd),
+        agentPath: AGENT_PATH,
+      });
+      return { outcome: result.outcome, calls: systemd.ops.map(opText) };
+    };
+    await upstream(alone, first);
+    const upstreamAlone = upstreamCalls(await upstream(alone, second));
+    await upstream(node, first);
+    const oursSameAgain = await ours(first);
+    const oursNext = await ours(second);
+    const upstreamChangesLeft = existsSync(
+      join(node, 'var/lib/gardener-node-agent/last-computed-osc-changes.yaml'),
+    );
+    const back = await upstream(node, second);
+    return {
+      upstreamAlone,
+      oursSameAgain,
+      oursNext,
+      upstreamChangesLeft,
+      upstreamBack: {
+        calls: upstreamCalls(back),
+        restarts: back.restartsNodeAgent,
+        ...(back.error ? { error: back.error } : {}),
+      },
+    };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import {
 import { agentSequenceV150 } from '../support/agent-sequences-v150.js';
 import { Differences } from '../support/difference.js';
 import { expectEveryDeclarationUsed, expectEveryDifferenceDeclared } from '../support/expect-declared.js';
-import { type NodeContainerd, runSequenceV150 } from '../support/node-agent-case-v150.js';
+import { type NodeContainerd, runSequenceV150, runSwitch } from '../support/node-agent-case-v150.js';
 import { oracle150 } from '../support/oracle-150.js';
 import { useOracle150 } from '../support/use-oracle-150.js';
 
@@ -54,4 +54,36 @@ describe("v1.150.0 node agent: upstream's OSC reconciler and our apply on the sa
   it('every declaration still matches a difference', () => {
     expectEveryDeclarationUsed('node-agent-v1.150', found);
   });
+});
+
+describe("v1.150.0 node agent: a node switching from upstream's agent to ours and back", () => {
+  useOracle150();
+  const withoutReloads = (calls: readonly string[]) => calls.filter((c) => c !== 'daemon-reload').sort();
+
+  for (const containerd of CONTAINERDS) {
+    it(`${containerd.name}: each reads what the other left, nothing is lost or restarted twice`, async function () {
+      this.timeout(120_000);
+      const sequence = await agentSequenceV150(oracle150());
+      const first = sequence.steps[0]!.osc;
+      // the extension unit step: a unit, its drop-in, a file, registries and plugins on top
+      const second = sequence.steps.find((s) => s.name.startsWith('an extension unit'))!.osc;
+      const run = await runSwitch(oracle150(), first, second, containerd);
+
+      expect(run.oursSameAgain, 'ours on the OSC upstream applied').to.deep.equal({
+        outcome: 'up-to-date',
+        calls: [],
+      });
+      expect(run.oursNext.outcome).to.equal('applied');
+      expect(withoutReloads(run.oursNext.calls), 'ours takes over: what upstream alone does').to.deep.equal(
+        withoutReloads(run.upstreamAlone),
+      );
+      const restarts = run.oursNext.calls.filter((c) => c.startsWith('restart '));
+      expect(new Set(restarts).size).to.equal(restarts.length);
+      expect(run.upstreamChangesLeft, "upstream's computed changes, done, are removed").to.equal(false);
+      expect(run.upstreamBack, 'upstream back on the node ours left: nothing to do').to.deep.equal({
+        calls: ['daemon-reload'],
+        restarts: false,
+      });
+    });
+  }
 });

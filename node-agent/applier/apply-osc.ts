@@ -34,10 +34,12 @@ import { containerdConfigChanged, withContainerdRestart } from '../containerd/co
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import {
   checkRegistryUpstreams,
+  probeAndWriteRegistries,
   removeDroppedRegistries,
   writeRegistries,
 } from '../containerd/registry-files.js';
 import { registryChanges } from '../containerd/registry-hosts.js';
+import type { RegistryProbeOptions } from '../containerd/registry-probe.js';
 import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
 import { computePlan } from '../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
@@ -104,6 +106,8 @@ export interface ApplyOptions {
   readonly containerd?: ContainerdTool;
   /** The agent's PATH for containerd's environment drop-in (default: this process's). */
   readonly agentPath?: string;
+  /** Timings and the prober of registries' readiness probes (default: registry-probe.ts's). */
+  readonly registryProbe?: RegistryProbeOptions;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -238,6 +242,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await removeStaleStaging(host);
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     await writeRegistries(host, registries);
+    await probeAndWriteRegistries(host, registries, { ...options.registryProbe, signal: options.signal });
     await removeDroppedRegistries(host, registries);
     if (previous.text !== lastText) await writeLastApplied(host, lastText, lastOsc);
     if (progress) await removeProgress(host);
@@ -296,10 +301,18 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await crash(`checked-off ${id}`);
   };
 
+  // Registries with a readiness probe: probed while the steps run, awaited after them.
+  const probeAbort = new AbortController();
+  let probing: Promise<void> | undefined;
+  let stepsDone = false;
   try {
     await crash('persisted');
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     await writeRegistries(host, registries);
+    probing = probeAndWriteRegistries(host, registries, {
+      ...options.registryProbe,
+      signal: options.signal ? AbortSignal.any([options.signal, probeAbort.signal]) : probeAbort.signal,
+    });
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();
@@ -324,15 +337,26 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
       await crash(`done ${id}`);
       await checkOff(id);
     }
+    stepsDone = true;
   } finally {
+    // an apply that ends early (an error, a crash, the agent's restart) leaves no probe running
+    if (!stepsDone) probeAbort.abort();
     // A simulated crash ends the apply as a kill would, before any cleanup: what it leaves behind
     // is what the resumed apply must clean up (prepare.ts removes stale staging directories).
     // Closing the journal's descriptor changes nothing on disk.
     await journal.close();
     if (crashed === undefined) await prepared.cleanup(true);
   }
-  if (failures.length > 0) throw new ApplyError(failures);
+  if (failures.length > 0) {
+    probeAbort.abort();
+    throw new ApplyError(failures);
+  }
 
+  try {
+    await probing;
+  } catch (e) {
+    throw new ApplyError([{ step: 'registry readiness probes', error: e as Error }]);
+  }
   await removeDroppedRegistries(host, registries);
   await writeLastApplied(host, lastText, lastOsc);
   await crash('last-applied');

@@ -1,7 +1,7 @@
 /**
  * The OSC sequence both v1.150.0 node agents apply (node-agent-case-v150.ts): the reference pool's
- * osc.yaml as gardenlet v1.150.0 renders it (the gardener-oracle-150 `render` op), then a registry
- * added and removed, containerd plugin operations, a cgroup-driver change, files for this host and
+ * osc.yaml as gardenlet v1.150.0 renders it (the gardener-oracle-150 `render` op), then registries
+ * added (one with a readiness probe) and one removed, containerd plugin operations, a cgroup-driver change, files for this host and
  * another, a kubelet change, and an extension's units, drop-ins and files coming and going.
  */
 import { parseYaml, stringifyYaml } from '../../../api/index.js';
@@ -33,7 +33,11 @@ async function poolOscYaml(oracle: Oracle150, cluster: Json): Promise<string> {
   return Buffer.from(secret.data['osc.yaml'], 'base64').toString('utf8');
 }
 
-export async function agentSequenceV150(oracle: Oracle150): Promise<AgentSequence> {
+/**
+ * `registryUrl`: a registry host both agents can reach (the test's HTTP server); the registry with
+ * a readiness probe points there.
+ */
+export async function agentSequenceV150(oracle: Oracle150, registryUrl: string): Promise<AgentSequence> {
   const first = await poolOscYaml(oracle, referencePoolCluster());
   const withKubelet = referencePoolCluster();
   withKubelet.spec.shoot.spec.kubernetes.kubelet = { maxPods: 120 };
@@ -59,6 +63,7 @@ export async function agentSequenceV150(oracle: Oracle150): Promise<AgentSequenc
         hosts: [{ url: 'https://mirror.example.com', capabilities: ['pull'] }],
       },
       { upstream: 'ghcr.io', hosts: [{ url: 'https://ghcr-mirror.example.com', caCerts: ['/etc/ca.pem'] }] },
+      { upstream: 'quay.io', hosts: [{ url: registryUrl }], readinessProbe: true },
     ];
   });
   next('a registry removed', (osc) => {

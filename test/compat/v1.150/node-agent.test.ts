@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import {
   CONTAINERD_17_DEFAULT,
@@ -10,6 +12,14 @@ import { type NodeContainerd, runSequenceV150, runSwitch } from '../support/node
 import { oracle150 } from '../support/oracle-150.js';
 import { useOracle150 } from '../support/use-oracle-150.js';
 
+/** A registry host answering every request, for the readiness probes of both agents. */
+function useRegistryHost(): () => string {
+  const server = createServer((_req, res) => res.end());
+  before(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 const CONTAINERDS: NodeContainerd[] = [
   { name: 'containerd 1.7 (config version 2)', defaultConfig: CONTAINERD_17_DEFAULT, version: '1.7.23' },
   { name: 'containerd 2.2 (config version 3)', defaultConfig: CONTAINERD_22_DEFAULT, version: '2.2.0' },
@@ -17,12 +27,13 @@ const CONTAINERDS: NodeContainerd[] = [
 
 describe("v1.150.0 node agent: upstream's OSC reconciler and our apply on the same OSC sequences", () => {
   useOracle150();
+  const registryUrl = useRegistryHost();
   const found: Differences['found'] = [];
   let steps = 0;
 
   before(async function () {
     this.timeout(180_000);
-    const sequence = await agentSequenceV150(oracle150());
+    const sequence = await agentSequenceV150(oracle150(), registryUrl());
     for (const containerd of CONTAINERDS) {
       steps += sequence.steps.length;
       const d = new Differences('node-agent-v1.150', sequence.name);
@@ -58,12 +69,13 @@ describe("v1.150.0 node agent: upstream's OSC reconciler and our apply on the sa
 
 describe("v1.150.0 node agent: a node switching from upstream's agent to ours and back", () => {
   useOracle150();
+  const registryUrl = useRegistryHost();
   const withoutReloads = (calls: readonly string[]) => calls.filter((c) => c !== 'daemon-reload').sort();
 
   for (const containerd of CONTAINERDS) {
     it(`${containerd.name}: each reads what the other left, nothing is lost or restarted twice`, async function () {
       this.timeout(120_000);
-      const sequence = await agentSequenceV150(oracle150());
+      const sequence = await agentSequenceV150(oracle150(), registryUrl());
       const first = sequence.steps[0]!.osc;
       // the extension unit step: a unit, its drop-in, a file, registries and plugins on top
       const second = sequence.steps.find((s) => s.name.startsWith('an extension unit'))!.osc;

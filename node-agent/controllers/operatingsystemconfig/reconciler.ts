@@ -12,6 +12,7 @@
  */
 
 import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
   ANNOTATION,
@@ -48,6 +49,7 @@ import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
 import { kubeNodeDrain } from './kube-node-drain.js';
 import { revertApply } from './revert-apply.js';
+import { isSerialReconciliation, SerialLease } from './serial-lease.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
 
 export interface OscReconcilerOptions {
@@ -102,6 +104,12 @@ export class OscReconciler {
       checksum !== undefined &&
       annotations?.[ANNOTATION.checksumCloudConfigData] === checksum;
     const host = new HostRoot(this.o.root);
+    const serial = new SerialLease(
+      this.o.client,
+      secret,
+      this.o.hostName ?? hostname().toLowerCase(),
+      this.o.clock ?? realClock,
+    );
     if (!upToDate) {
       const reverted = this.o.revertFailedApplies ? await readReverted(host) : undefined;
       const gate =
@@ -132,7 +140,18 @@ export class OscReconciler {
     if (upToDate) {
       ctx.log.debug('Configuration on this node is up to date, nothing to be done');
       await this.resumeVerification(node, checksum, content.osc, ctx);
+      await serial.release();
       return undefined;
+    }
+    if (isSerialReconciliation(secret)) {
+      await serial.reload();
+      if (serial.heldByAnother() && serial.renewedInTime()) {
+        const requeueAfterMs = serial.msUntilExpiry();
+        ctx.log.info({ requeueAfterMs }, 'Lease was acquired by another instance, requeuing when it expires');
+        return { requeueAfterMs };
+      }
+      await serial.acquireOrRenew();
+      ctx.log.info('Lease acquired, starting reconciliation');
     }
     const previousText = this.o.revertFailedApplies ? await readLastAppliedText(host) : undefined;
     let result: Awaited<ReturnType<typeof applyOsc>>;
@@ -209,11 +228,13 @@ export class OscReconciler {
         { checksum: back.running, kubernetesVersion: this.o.kubernetesVersion },
       );
       if (back.restartSelf) this.o.restartSelf();
+      await serial.release();
       return undefined;
     }
     // forgotten before the report says Succeeded: whoever reads the report sees the node's state
     if (verdict.ok && this.o.revertFailedApplies) await clearReverted(host);
     await this.reportVerdict(node.metadata.name, checksum, verdict, actions);
+    await serial.release();
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 

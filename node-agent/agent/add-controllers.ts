@@ -42,6 +42,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
+        nodeRoleAndZoneLabels: o.contract === 'v1.150.0',
       },
       signal,
     ),

@@ -4,7 +4,8 @@
  * `reconciliation.osc.node-agent.gardener.cloud/serial` annotation the agent applies only while it
  * holds the Lease named like the secret. Another agent's Lease renewed in time holds it back until
  * it expires; then it takes the Lease over (its hostname, 600 s, owned by the secret), applies,
- * and releases it.
+ * and releases it. The agent of a v1.150.0 configuration also labels its Node with its role and
+ * zone.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,8 @@ describe('node agent serial reconciliation Lease against a real API server', fun
       },
     });
 
+    mkdirSync(join(root, 'var/lib/gardener-node-agent'), { recursive: true });
+    writeFileSync(join(root, 'var/lib/gardener-node-agent/zone'), 'europe-a\n');
     const systemd = new MemorySystemd();
     const agent = addOscController(
       {
@@ -113,6 +116,7 @@ describe('node agent serial reconciliation Lease against a real API server', fun
         recorder: new EventRecorder({ http: new KubeHttp(env.kubeConfig), component: 'gardener-node-agent' }),
         restartSelf: () => undefined,
         metrics: runtimeMetrics(new Registry()),
+        nodeRoleAndZoneLabels: true,
       },
       stop.signal,
     );
@@ -130,7 +134,10 @@ describe('node agent serial reconciliation Lease against a real API server', fun
         ? node
         : undefined;
     });
-    expect(stamped).to.not.equal(undefined);
+    expect(stamped.metadata?.labels).to.include({
+      'node-role.kubernetes.io/worker': '',
+      'topology.kubernetes.io/zone': 'europe-a',
+    });
     expect(firstCallAt, 'the first systemd call').to.not.equal(undefined);
     expect(firstCallAt!, 'nothing applied while the other Lease was renewed in time').to.be.at.least(
       heldUntil,

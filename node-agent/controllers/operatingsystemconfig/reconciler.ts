@@ -48,6 +48,7 @@ import { type AgentMetrics, observeOscApply } from '../agent-metrics.js';
 import { gateDecision } from './apply-gate.js';
 import { failureMessage, failureReason, type ReportContent, writeReport } from './apply-report.js';
 import { kubeNodeDrain } from './kube-node-drain.js';
+import { roleAndZoneLabels, ZONE_FILE } from './node-labels.js';
 import { revertApply } from './revert-apply.js';
 import { isSerialReconciliation, SerialLease } from './serial-lease.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
@@ -83,6 +84,8 @@ export interface OscReconcilerOptions {
   readonly hostName?: string;
   /** The containerd a v1.150.0 OSC configures. */
   readonly containerd?: ContainerdTool;
+  /** v1.150.0: the Node gets its role and zone labels on every reconcile (node-labels.ts). */
+  readonly nodeRoleAndZoneLabels?: boolean;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -136,6 +139,13 @@ export class OscReconciler {
     } catch (e) {
       if (!upToDate) await this.reportFailure(node, checksum, e, ctx);
       throw e;
+    }
+    if (this.o.nodeRoleAndZoneLabels && node?.metadata?.name) {
+      const labels = await roleAndZoneLabels(node, content.osc, host.path(ZONE_FILE));
+      if (labels) {
+        ctx.log.info({ labels }, 'Setting node labels on Node object');
+        await this.o.client.mergePatch(RESOURCE.node, { name: node.metadata.name }, { metadata: { labels } });
+      }
     }
     if (upToDate) {
       ctx.log.debug('Configuration on this node is up to date, nothing to be done');

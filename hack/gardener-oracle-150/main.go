@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"syscall"
 )
 
 type request struct {
@@ -37,6 +38,8 @@ func main() {
 	}
 	silenceUpstreamLogging()
 	registerGardenletFeatureGates()
+	// The node agent's files are created under this umask on a real node (systemd's default).
+	syscall.Umask(0o022)
 
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<28)

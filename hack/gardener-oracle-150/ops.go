@@ -28,6 +28,8 @@ var ops = map[string]opFunc{
 	"registry": registryOp,
 	// roundTrip: osc.yaml documents through the node agent's decoder and gardenlet's encoder.
 	"roundTrip": roundTripOp,
+	// nodeAgent: the node agent's OSC reconciler on a real directory, fake D-Bus and containerd.
+	"nodeAgent": nodeAgentOp,
 }
 
 func opNames() string {

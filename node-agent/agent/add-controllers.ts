@@ -1,7 +1,8 @@
 /**
  * The agent's controllers, added the way upstream's composition root adds them (gardener v1.91.4
  * pkg/nodeagent/controller/add.go): operatingsystemconfig, token, node, lease, health check, with a
- * per-node identity the certificate, and the hostname check unless the Node name was given.
+ * per-node identity the certificate, the hostname check unless the Node name was given, and for a
+ * v1.150.0 configuration the secret-name change (gardener v1.150.0 pkg/nodeagent/controller/add.go).
  */
 import { hostname as osHostname } from 'node:os';
 import { formatSemVer, PATH } from '../../api/index.js';
@@ -16,6 +17,7 @@ import { addHostnameCheckController } from '../controllers/hostname/add.js';
 import { addLeaseController } from '../controllers/lease/add.js';
 import { addNodeController } from '../controllers/node/add.js';
 import { addOscController } from '../controllers/operatingsystemconfig/add.js';
+import { addSecretNameChangeController } from '../controllers/secretnamechange/add.js';
 import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
@@ -42,6 +44,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
+        nodeRoleAndZoneLabels: o.contract === 'v1.150.0',
       },
       signal,
     ),
@@ -86,6 +89,9 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
       addCertificateController({ ...agent, file, nodeName: agent.nodeIdentity, onCertificate }, signal),
     );
   }
+  // v1.150.0: the Node's secret-name label renames the OSC secret the agent follows
+  if (o.contract === 'v1.150.0' && o.configFile)
+    controllers.push(addSecretNameChangeController({ ...agent, configFile: o.configFile }, signal));
   // a changed hostname changes which Node is ours: start over
   if (!o.nodeName) {
     const check = {

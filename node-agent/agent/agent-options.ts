@@ -50,4 +50,6 @@ export interface AgentOptions {
   readonly containerd?: ContainerdTool;
   /** The contract of the configuration (decided by what the config file holds; default v1.91.4). */
   readonly contract?: GardenerVersion;
+  /** The configuration file read (not standard input): v1.150.0's secret-name change rewrites it. */
+  readonly configFile?: string;
 }

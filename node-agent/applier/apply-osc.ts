@@ -14,7 +14,8 @@
  *     any other failing step stops the apply. Unfinished steps stay in the progress file and the
  *     next apply of the same OSC resumes exactly there. A restart or stop cut off by a crash is
  *     repeated only if systemd shows it did not happen (unit-command-once.ts).
- *  5. Write last-applied-osc.yaml (exact bytes, 0600), then remove the progress file.
+ *  5. Write last-applied-osc.yaml (0600; the exact bytes, or for a v1.150.0 OSC re-encoded as
+ *     upstream's agent writes it: last-applied.ts), then remove the progress file.
  *
  * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
  * a step boundary, with its progress saved for the next one.
@@ -33,10 +34,12 @@ import { containerdConfigChanged, withContainerdRestart } from '../containerd/co
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import {
   checkRegistryUpstreams,
+  probeAndWriteRegistries,
   removeDroppedRegistries,
   writeRegistries,
 } from '../containerd/registry-files.js';
 import { registryChanges } from '../containerd/registry-hosts.js';
+import type { RegistryProbeOptions } from '../containerd/registry-probe.js';
 import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
 import { computePlan } from '../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
@@ -48,7 +51,12 @@ import type { ApplyBarrier } from './apply-barrier.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { oscForHost } from './files-for-host.js';
 import { HostRoot } from './host-root.js';
-import { decodeLastApplied, readLastAppliedText, writeLastApplied } from './last-applied.js';
+import {
+  decodeLastApplied,
+  lastAppliedTextFor,
+  readLastAppliedText,
+  writeLastApplied,
+} from './last-applied.js';
 import type { NodeDrain } from './node-drain.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
@@ -66,7 +74,7 @@ import { oscContentProblems } from './validate-osc.js';
 
 export interface ApplyOptions {
   readonly root: string;
-  /** The osc.yaml bytes; last-applied-osc.yaml gets exactly these. */
+  /** The osc.yaml bytes; last-applied-osc.yaml gets these (re-encoded for a v1.150.0 OSC). */
   readonly oscText: string;
   /** `oscText` already decoded by the caller (the OSC secret reader), so it is not parsed twice. */
   readonly osc?: OperatingSystemConfig;
@@ -98,6 +106,8 @@ export interface ApplyOptions {
   readonly containerd?: ContainerdTool;
   /** The agent's PATH for containerd's environment drop-in (default: this process's). */
   readonly agentPath?: string;
+  /** Timings and the prober of registries' readiness probes (default: registry-probe.ts's). */
+  readonly registryProbe?: RegistryProbeOptions;
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -194,6 +204,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const nextHere = withContainerdEnvDropIn(oscForHost(next, hostName), agentPath);
   const host = new HostRoot(options.root);
   const checksum = sha256Hex(options.oscText);
+  const lastText = lastAppliedTextFor(options.oscText, next, agentPath);
+  // decoding the re-encoded text is not taken for granted to give `next` back
+  const lastOsc = lastText === options.oscText ? next : undefined;
 
   const previous = await previousOsc(host, logger);
   const progress = await interruptedProgress(host, logger);
@@ -229,8 +242,9 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await removeStaleStaging(host);
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     await writeRegistries(host, registries);
+    await probeAndWriteRegistries(host, registries, { ...options.registryProbe, signal: options.signal });
     await removeDroppedRegistries(host, registries);
-    if (previous.text !== options.oscText) await writeLastApplied(host, options.oscText, next);
+    if (previous.text !== lastText) await writeLastApplied(host, lastText, lastOsc);
     if (progress) await removeProgress(host);
     logger.info('Configuration on this node is up to date, nothing to be done');
     return result('up-to-date', 0, false);
@@ -287,10 +301,18 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     await crash(`checked-off ${id}`);
   };
 
+  // Registries with a readiness probe: probed while the steps run, awaited after them.
+  const probeAbort = new AbortController();
+  let probing: Promise<void> | undefined;
+  let stepsDone = false;
   try {
     await crash('persisted');
     if (containerdConfig) await writeContainerdConfig(host, containerdConfig);
     await writeRegistries(host, registries);
+    probing = probeAndWriteRegistries(host, registries, {
+      ...options.registryProbe,
+      signal: options.signal ? AbortSignal.any([options.signal, probeAbort.signal]) : probeAbort.signal,
+    });
     for (const step of pending) {
       const id = stepId(step);
       options.signal?.throwIfAborted();
@@ -315,17 +337,28 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
       await crash(`done ${id}`);
       await checkOff(id);
     }
+    stepsDone = true;
   } finally {
+    // an apply that ends early (an error, a crash, the agent's restart) leaves no probe running
+    if (!stepsDone) probeAbort.abort();
     // A simulated crash ends the apply as a kill would, before any cleanup: what it leaves behind
     // is what the resumed apply must clean up (prepare.ts removes stale staging directories).
     // Closing the journal's descriptor changes nothing on disk.
     await journal.close();
     if (crashed === undefined) await prepared.cleanup(true);
   }
-  if (failures.length > 0) throw new ApplyError(failures);
+  if (failures.length > 0) {
+    probeAbort.abort();
+    throw new ApplyError(failures);
+  }
 
+  try {
+    await probing;
+  } catch (e) {
+    throw new ApplyError([{ step: 'registry readiness probes', error: e as Error }]);
+  }
   await removeDroppedRegistries(host, registries);
-  await writeLastApplied(host, options.oscText, next);
+  await writeLastApplied(host, lastText, lastOsc);
   await crash('last-applied');
   await removeProgress(host);
   logger.info(

@@ -180,6 +180,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     revertFailedApplies: flags.revertFailedApplies ?? false,
     disruptionPolicy,
     contract,
+    ...(configFile === '-' ? {} : { configFile }),
     ...healthProbes,
   });
   let signals = 0;

@@ -1,6 +1,7 @@
 /**
  * Writing and removing the registries' hosts.toml files (registry-hosts.ts). Desired registries
- * are written in the commit half before the steps; the directories of dropped upstreams are
+ * are written in the commit half before the steps, those with a readiness probe once it succeeded
+ * (registry-probe.ts); the directories of dropped upstreams are
  * removed after the unit commands, as upstream removes them after its wait for the registries.
  */
 import { rm } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDir } from '../fs/ensure-dir.js';
 import type { HostPaths } from './host-paths.js';
 import { hostsToml, type RegistryChanges, registryDir } from './registry-hosts.js';
+import { probeRegistry, type RegistryProbeOptions } from './registry-probe.js';
 
 export const HOSTS_TOML_MODE = 0o644;
 
@@ -23,12 +25,39 @@ export function checkRegistryUpstreams(changes: RegistryChanges): void {
   for (const registry of changes.desired) checkedDir(registry.upstream);
 }
 
+type Registry = RegistryChanges['desired'][number];
+
+async function writeRegistry(host: HostPaths, registry: Registry): Promise<void> {
+  const dir = host.path(checkedDir(registry.upstream));
+  await ensureDir(dir);
+  await writeFileAtomic(`${dir}/hosts.toml`, hostsToml(registry), HOSTS_TOML_MODE);
+}
+
+/** The registries needing no probe, written now (before the steps). */
 export async function writeRegistries(host: HostPaths, changes: RegistryChanges): Promise<void> {
-  for (const registry of changes.desired) {
-    const dir = host.path(checkedDir(registry.upstream));
-    await ensureDir(dir);
-    await writeFileAtomic(`${dir}/hosts.toml`, hostsToml(registry), HOSTS_TOML_MODE);
-  }
+  for (const registry of changes.desired)
+    if (!changes.toProbe.includes(registry.upstream)) await writeRegistry(host, registry);
+}
+
+/**
+ * The registries to probe, each written once its hosts answered (registry-probe.ts), all in
+ * parallel; started with the steps and awaited after them, as upstream waits after the unit
+ * commands. The promise never rejects unobserved: a failure waits for the caller's await.
+ */
+export function probeAndWriteRegistries(
+  host: HostPaths,
+  changes: RegistryChanges,
+  options: RegistryProbeOptions = {},
+): Promise<void> {
+  const probed = changes.desired.filter((r) => changes.toProbe.includes(r.upstream));
+  const all = Promise.all(
+    probed.map(async (registry) => {
+      await probeRegistry(host, registry, options);
+      await writeRegistry(host, registry);
+    }),
+  ).then(() => undefined);
+  all.catch(() => {});
+  return all;
 }
 
 export async function removeDroppedRegistries(host: HostPaths, changes: RegistryChanges): Promise<void> {

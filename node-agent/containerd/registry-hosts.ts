@@ -69,7 +69,28 @@ export interface RegistryChanges {
   readonly desired: readonly Registry[];
   /** Upstreams of the previous OSC no longer desired: their directories are removed. */
   readonly deleted: readonly string[];
+  /**
+   * Desired upstreams with `readinessProbe` that are new or changed: their hosts are probed before
+   * their hosts.toml is written (changes.go `computeContainerdRegistryDiffs`; registry-probe.ts).
+   */
+  readonly toProbe: readonly string[];
 }
+
+/** A registry as Go's semantic equality sees it: empty and absent lists alike, key order ignored. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(canonical);
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])] as const)
+      .filter(([, v]) => v !== undefined);
+    return Object.fromEntries(entries);
+  }
+  return value;
+}
+
+const sameRegistry = (a: Registry, b: Registry) =>
+  JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 export function registryChanges(
   previous: OperatingSystemConfig | undefined,
@@ -78,5 +99,12 @@ export function registryChanges(
   const desired = next.spec.criConfig?.containerd?.registries ?? [];
   const inUse = new Set(desired.map((r) => r.upstream));
   const before = previous?.spec.criConfig?.containerd?.registries ?? [];
-  return { desired, deleted: before.map((r) => r.upstream).filter((u) => !inUse.has(u)) };
+  const toProbe = desired
+    .filter((r) => r.readinessProbe === true)
+    .filter((r) => {
+      const old = before.find((o) => o.upstream === r.upstream);
+      return old === undefined || !sameRegistry(old, r);
+    })
+    .map((r) => r.upstream);
+  return { desired, deleted: before.map((r) => r.upstream).filter((u) => !inUse.has(u)), toProbe };
 }

@@ -76,6 +76,8 @@ export interface OscControllerOptions {
   readonly disruptionPolicy?: DisruptionPolicy;
   /** The containerd a v1.150.0 OSC configures. */
   readonly containerd?: ContainerdTool;
+  /** v1.150.0: the Node's role and zone labels (node-labels.ts). */
+  readonly nodeRoleAndZoneLabels?: boolean;
 }
 
 export interface RunningOscController extends RunningController {
@@ -111,6 +113,7 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     disruptionPolicy: o.disruptionPolicy,
     hostName: o.hostName,
     containerd: o.containerd,
+    nodeRoleAndZoneLabels: o.nodeRoleAndZoneLabels,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

@@ -12,6 +12,7 @@
  */
 
 import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
 import {
   ANNOTATION,
@@ -49,7 +50,9 @@ import { failureMessage, failureReason, type ReportContent, writeReport } from '
 import type { InEffectCheck } from './in-effect/in-effect-check.js';
 import type { UnitReason } from './in-effect/unit-journal-reason.js';
 import { kubeNodeDrain } from './kube-node-drain.js';
+import { roleAndZoneLabels, ZONE_FILE } from './node-labels.js';
 import { revertApply } from './revert-apply.js';
+import { isSerialReconciliation, SerialLease } from './serial-lease.js';
 import { restartedUnits, type Verdict, type VerifyProbe, verifyApply } from './verify-apply.js';
 
 export interface OscReconcilerOptions {
@@ -87,6 +90,8 @@ export interface OscReconcilerOptions {
   readonly hostName?: string;
   /** The containerd a v1.150.0 OSC configures. */
   readonly containerd?: ContainerdTool;
+  /** v1.150.0: the Node gets its role and zone labels on every reconcile (node-labels.ts). */
+  readonly nodeRoleAndZoneLabels?: boolean;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -108,6 +113,12 @@ export class OscReconciler {
       checksum !== undefined &&
       annotations?.[ANNOTATION.checksumCloudConfigData] === checksum;
     const host = new HostRoot(this.o.root);
+    const serial = new SerialLease(
+      this.o.client,
+      secret,
+      this.o.hostName ?? hostname().toLowerCase(),
+      this.o.clock ?? realClock,
+    );
     if (!upToDate) {
       const reverted = this.o.revertFailedApplies ? await readReverted(host) : undefined;
       const gate =
@@ -135,10 +146,28 @@ export class OscReconciler {
       if (!upToDate) await this.reportFailure(node, checksum, e, ctx);
       throw e;
     }
+    if (this.o.nodeRoleAndZoneLabels && node?.metadata?.name) {
+      const labels = await roleAndZoneLabels(node, content.osc, host.path(ZONE_FILE));
+      if (labels) {
+        ctx.log.info({ labels }, 'Setting node labels on Node object');
+        await this.o.client.mergePatch(RESOURCE.node, { name: node.metadata.name }, { metadata: { labels } });
+      }
+    }
     if (upToDate) {
       ctx.log.debug('Configuration on this node is up to date, nothing to be done');
       await this.resumeVerification(node, checksum, content.osc, ctx);
+      await serial.release();
       return undefined;
+    }
+    if (isSerialReconciliation(secret)) {
+      await serial.reload();
+      if (serial.heldByAnother() && serial.renewedInTime()) {
+        const requeueAfterMs = serial.msUntilExpiry();
+        ctx.log.info({ requeueAfterMs }, 'Lease was acquired by another instance, requeuing when it expires');
+        return { requeueAfterMs };
+      }
+      await serial.acquireOrRenew();
+      ctx.log.info('Lease acquired, starting reconciliation');
     }
     const previousText = this.o.revertFailedApplies ? await readLastAppliedText(host) : undefined;
     let result: Awaited<ReturnType<typeof applyOsc>>;
@@ -215,11 +244,13 @@ export class OscReconciler {
         { checksum: back.running, kubernetesVersion: this.o.kubernetesVersion },
       );
       if (back.restartSelf) this.o.restartSelf();
+      await serial.release();
       return undefined;
     }
     // forgotten before the report says Succeeded: whoever reads the report sees the node's state
     if (verdict.ok && this.o.revertFailedApplies) await clearReverted(host);
     await this.reportVerdict(node.metadata.name, checksum, verdict, actions);
+    await serial.release();
     return { requeueAfterMs: this.o.syncPeriodMs };
   }
 

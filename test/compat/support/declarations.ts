@@ -284,6 +284,29 @@ export const DECLARATIONS: readonly Declaration[] = [
     what: 'enable and disable calls: enables first, then disables',
     covers: (d) => d.field === 'enable/disable order',
   },
+  {
+    id: 'V150-25',
+    check: 'node-agent-v1.150',
+    what: "upstream's last-computed-osc-changes.yaml (ours: the crash journal, removed after the apply)",
+    covers: (d) =>
+      d.field === 'exists' &&
+      d.item === 'file /var/lib/gardener-node-agent/last-computed-osc-changes.yaml' &&
+      d.ours === false,
+  },
+  {
+    id: 'V150-28',
+    check: 'node-agent-v1.150',
+    what: 'daemon-reload only when what systemd reads changed, once per apply',
+    covers: (d) => {
+      if (!d.field.startsWith('systemd calls') || !Array.isArray(d.ours) || !Array.isArray(d.upstream))
+        return false;
+      const reloads = (calls: unknown[]) => calls.filter((c) => c === 'daemon-reload').length;
+      const rest = (calls: unknown[]) => JSON.stringify(calls.filter((c) => c !== 'daemon-reload'));
+      return (
+        rest(d.ours) === rest(d.upstream) && reloads(d.ours) < reloads(d.upstream) && reloads(d.ours) <= 1
+      );
+    },
+  },
 ];
 
 export function uncovered(check: Check, found: readonly Difference[]): Difference[] {

@@ -5,7 +5,14 @@
  */
 import { parseYaml } from '../../../api/index.js';
 
-export type Check = 'validate' | 'render' | 'node-agent' | 'round-trip' | 'osc-secret' | 'render-v1.150';
+export type Check =
+  | 'validate'
+  | 'render'
+  | 'node-agent'
+  | 'node-agent-v1.150'
+  | 'round-trip'
+  | 'osc-secret'
+  | 'render-v1.150';
 
 export interface Difference {
   readonly check: Check;

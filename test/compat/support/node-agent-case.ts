@@ -29,12 +29,12 @@ export interface AgentSequence {
 }
 
 /** Upstream's fake extractor reads `<images>/<filePathInImage>` inside its root, whatever the image. */
-const UPSTREAM_IMAGES = '/.oracle-images';
+export const UPSTREAM_IMAGES = '/.oracle-images';
 const NODE_NAME = 'node-1';
 /** What exists on a bootstrapped node before the first apply. */
-const NODE_DIRECTORIES = ['etc/systemd/system', 'var/lib/gardener-node-agent/tmp'];
+export const NODE_DIRECTORIES = ['etc/systemd/system', 'var/lib/gardener-node-agent/tmp'];
 
-interface UpstreamStep {
+export interface UpstreamStep {
   readonly actions: { action: string; units: string[] | null }[];
   readonly restartsNodeAgent: boolean;
   readonly error?: string;
@@ -43,7 +43,7 @@ interface UpstreamStep {
 /** The content an image file gets: the same for every image, as upstream's fake cannot tell them apart. */
 const imageFileContent = (path: string) => `#!/bin/sh\n# image file ${path}\n`;
 
-function writeImages(steps: readonly AgentStep[], ours: string, upstreamRoot: string): void {
+export function writeImages(steps: readonly AgentStep[], ours: string, upstreamRoot: string): void {
   for (const step of steps) {
     const decoded = decodeOperatingSystemConfig(step.osc);
     if (!decoded.ok) continue;
@@ -63,7 +63,7 @@ function writeImages(steps: readonly AgentStep[], ours: string, upstreamRoot: st
 }
 
 /** The files of an osc.yaml under /etc/systemd, by path (content and mode): what systemd reads. */
-function systemdFiles(osc: string): Map<string, string> {
+export function systemdFiles(osc: string): Map<string, string> {
   const decoded = decodeOperatingSystemConfig(osc);
   const files = decoded.ok
     ? [...(decoded.value.spec.files ?? []), ...(decoded.value.status?.extensionFiles ?? [])]
@@ -73,7 +73,7 @@ function systemdFiles(osc: string): Map<string, string> {
   );
 }
 
-function sameEntries(a: Map<string, string>, b: Map<string, string>): boolean {
+export function sameEntries(a: Map<string, string>, b: Map<string, string>): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
@@ -116,11 +116,11 @@ async function applyOurs(osc: string, root: string, images: string, record: stri
   return { code, stderr: err, recorded, restarts: result.nodeAgentRestartRequired ?? false };
 }
 
-const upstreamCalls = (s: UpstreamStep) =>
+export const upstreamCalls = (s: UpstreamStep) =>
   s.actions.flatMap((a) => (a.units?.length ? a.units.map((u) => `${a.action} ${u}`) : [a.action]));
-const enablement = (calls: readonly string[]) => calls.filter((c) => /^(enable|disable) /.test(c));
+export const enablement = (calls: readonly string[]) => calls.filter((c) => /^(enable|disable) /.test(c));
 
-function compareTrees(
+export function compareTrees(
   d: Differences,
   subject: string,
   ours: Record<string, TreeEntry>,

@@ -126,21 +126,22 @@ async function extraDropIns(host: HostRoot, unit: ExpectedUnit): Promise<Drift[]
     return [];
   }
   const known = new Set(unit.dropIns.map((d) => d.name));
-  return names
-    .filter((n) => n.endsWith('.conf') && !known.has(n))
-    .sort()
-    .map((n) => {
-      const path = join(dir, n);
-      return {
-        object: 'drop-in',
-        kind: 'extra-drop-in',
-        path,
-        unit: unit.name,
-        origin: 'node',
-        expected: 'absent',
-        actual: 'present',
-      };
+  const drifts: Drift[] = [];
+  for (const name of names.filter((n) => n.endsWith('.conf') && !known.has(n)).sort()) {
+    const path = join(dir, name);
+    const bytes = await readFile(host.path(path)).catch(() => undefined);
+    drifts.push({
+      object: 'drop-in',
+      kind: 'extra-drop-in',
+      path,
+      unit: unit.name,
+      origin: 'node',
+      expected: 'absent',
+      actual: bytes ? shortHash(bytes) : 'present',
+      ...(bytes ? { actualContent: bytes.toString('base64') } : {}),
     });
+  }
+  return drifts;
 }
 
 /** `systemctl mask` writes a symlink to /dev/null under /etc (or /run for --runtime). */

@@ -79,7 +79,10 @@ function withExtraDropIns(units: OscUnit[], drifts: readonly Drift[]): OscUnit[]
     if (units.findIndex((v) => v.name === u.name) !== i) return u;
     const mine = extras.filter((d) => d.unit === u.name);
     if (mine.length === 0) return u;
-    const added = mine.map((d) => ({ name: (d.path as string).split('/').pop() as string, content: '' }));
+    const added = mine.map((d) => ({
+      name: (d.path as string).split('/').pop() as string,
+      content: nodeContent(d),
+    }));
     return { ...u, dropIns: [...(u.dropIns ?? []), ...added] };
   });
 }

@@ -20,6 +20,7 @@
  * a step boundary, with its progress saved for the next one.
  */
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import {
   decodeOperatingSystemConfig,
   type OperatingSystemConfig,
@@ -47,6 +48,7 @@ import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { ApplyBarrier } from './apply-barrier.js';
+import { withApplyLock } from './apply-lock.js';
 import { refreshFromNode } from './drift-refresh.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { oscForHost } from './files-for-host.js';
@@ -187,7 +189,11 @@ const DRAIN_STEPS: ReadonlySet<Step['op']> = new Set([
   'uncordon-node',
 ]);
 
-export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
+export function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
+  return withApplyLock(resolve(options.root), () => applyNow(options));
+}
+
+async function applyNow(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
   let crashed: unknown;

@@ -4,6 +4,7 @@
  * per-node identity the certificate, and the hostname check unless the Node name was given.
  */
 import { hostname as osHostname } from 'node:os';
+import type { V1Node } from '@kubernetes/client-node';
 import { formatSemVer, PATH } from '../../api/index.js';
 import { EventRecorder } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
@@ -11,6 +12,8 @@ import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
 import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { addCertificateController } from '../controllers/certificate/add.js';
+import { driftMetrics } from '../controllers/drift/drift-metrics.js';
+import { DriftMonitor } from '../controllers/drift/drift-monitor.js';
 import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
 import { addHostnameCheckController } from '../controllers/hostname/add.js';
 import { addLeaseController } from '../controllers/lease/add.js';
@@ -20,6 +23,23 @@ import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
+
+function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventRecorder): void {
+  const o = agent.options;
+  new DriftMonitor({
+    root: o.root,
+    systemd: agent.systemd,
+    images: o.images,
+    node,
+    client: agent.client,
+    recorder: events,
+    metrics: driftMetrics(agent.metrics.registry),
+    disruptionPolicy: o.disruptionPolicy,
+    hostName: agent.hostName.toLowerCase(),
+    intervalMs: o.driftCheckIntervalMs ?? 60_000,
+    log: agent.log,
+  }).start(agent.signal);
+}
 
 export function addAgentControllers(agent: AgentContext, probes: HealthProbes): RunningController[] {
   const { options: o, signal } = agent;
@@ -84,6 +104,8 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
       addCertificateController({ ...agent, file, nodeName: agent.nodeIdentity, onCertificate }, signal),
     );
   }
+  // drift of the node from what it applied: watched, reported on the Node, repaired by policy
+  if (o.driftCheckIntervalMs !== undefined) startDriftMonitor(agent, node, events);
   // a changed hostname changes which Node is ours: start over
   if (!o.nodeName) {
     const check = {

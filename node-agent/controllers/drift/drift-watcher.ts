@@ -10,6 +10,12 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { PATH } from '../../../api/index.js';
+
+/** `/etc/systemd/system/<unit>.d`: any `*.conf` there changes the unit (an extra drop-in is drift). */
+function isDropInDirectory(dir: string): boolean {
+  return dirname(dir) === PATH.systemdUnitDir && dir.endsWith('.d');
+}
 
 export interface DriftWatcherOptions {
   readonly root: string;
@@ -18,6 +24,8 @@ export interface DriftWatcherOptions {
   readonly onFallback: (reason: string) => void;
   readonly debounceMs?: number;
   readonly now?: () => number;
+  /** node:fs `watch`, replaced in tests to simulate an exhausted or overflowing inotify. */
+  readonly watch?: typeof watch;
 }
 
 export class DriftWatcher {
@@ -60,7 +68,9 @@ export class DriftWatcher {
   private watchDirectory(dir: string): void {
     let w: FSWatcher;
     try {
-      w = watch(join(this.o.root, dir), { persistent: false }, (_event, name) => this.changed(dir, name));
+      w = (this.o.watch ?? watch)(join(this.o.root, dir), { persistent: false }, (_event, name) =>
+        this.changed(dir, name),
+      );
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return;
@@ -78,7 +88,8 @@ export class DriftWatcher {
     const managed = this.names.get(dir);
     // names nobody manages here (an editor's swap file, other software) do not count; a new
     // drop-in in a unit's directory does
-    const counts = file === undefined || managed?.has(file) || (dir.endsWith('.d') && file.endsWith('.conf'));
+    const counts =
+      file === undefined || managed?.has(file) || (isDropInDirectory(dir) && file.endsWith('.conf'));
     if (!counts) return;
     const now = (this.o.now ?? Date.now)();
     this.firstSeen ??= now;

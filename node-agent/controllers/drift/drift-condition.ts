@@ -5,10 +5,11 @@
  * `DriftRepaired`, `DriftReported` (the policy or a rollout left some unrepaired), `NoDrift`. Pure.
  */
 import type { V1NodeCondition } from '@kubernetes/client-node';
+import { DRIFT_CONDITION_REASON, DRIFT_CONDITION_TYPE } from '../../../api/index.js';
 import { driftText } from '../../planner/drift.js';
 import type { DriftDecision } from '../../planner/drift-policy.js';
 
-export const DRIFT_CONDITION_TYPE = 'NodeConfigurationDrift';
+export { DRIFT_CONDITION_TYPE };
 export const MAX_LISTED = 10;
 
 export interface DriftConditionInput {
@@ -33,7 +34,12 @@ export function driftCondition(
 ): V1NodeCondition {
   const { open } = input;
   const status = open.length > 0 ? 'True' : 'False';
-  const reason = open.length > 0 ? 'DriftReported' : input.found.length > 0 ? 'DriftRepaired' : 'NoDrift';
+  const reason =
+    open.length > 0
+      ? DRIFT_CONDITION_REASON.reported
+      : input.found.length > 0
+        ? DRIFT_CONDITION_REASON.repaired
+        : DRIFT_CONDITION_REASON.none;
   const message =
     open.length > 0
       ? `${driftMessage(open)}${input.held ? ` (${input.held})` : ''}`

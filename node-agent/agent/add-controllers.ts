@@ -36,6 +36,7 @@ function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, 
     metrics: driftMetrics(agent.metrics.registry),
     disruptionPolicy: o.disruptionPolicy,
     hostName: agent.hostName.toLowerCase(),
+    containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
     intervalMs: o.driftCheckIntervalMs ?? 60_000,
     log: agent.log,
   }).start(agent.signal);

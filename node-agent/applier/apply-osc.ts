@@ -112,7 +112,6 @@ export interface ApplyOptions {
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
-export type { DriftDecision } from '../planner/drift-policy.js';
 
 export interface ApplyResult {
   readonly outcome: ApplyOutcome;

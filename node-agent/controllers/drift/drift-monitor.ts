@@ -19,6 +19,7 @@ import { HostRoot } from '../../applier/host-root.js';
 import { decodeLastApplied, readLastAppliedText } from '../../applier/last-applied.js';
 import { readProgress } from '../../applier/progress-file.js';
 import { writtenPaths } from '../../applier/written-paths.js';
+import type { ContainerdTool } from '../../containerd/containerd-tool.js';
 import type { DisruptionPolicy } from '../../planner/disruption-policy.js';
 import { driftKey, driftText } from '../../planner/drift.js';
 import type { DriftDecision } from '../../planner/drift-policy.js';
@@ -45,6 +46,8 @@ export interface DriftMonitorOptions {
   readonly metrics: DriftMetrics;
   readonly disruptionPolicy?: DisruptionPolicy;
   readonly hostName: string;
+  /** The containerd a v1.150.0 OSC configures, as the OSC controller has it. */
+  readonly containerd?: ContainerdTool;
   readonly intervalMs: number;
   readonly log?: Logger;
   /** Off in tests that drive `check` themselves. */
@@ -185,6 +188,7 @@ export class DriftMonitor {
         logger: this.log,
         disruptionPolicy: this.o.disruptionPolicy,
         hostName: this.o.hostName,
+        containerd: this.o.containerd,
         onNodeAgentRestart: 'continue',
         drift: 'repair',
       });

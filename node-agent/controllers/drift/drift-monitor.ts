@@ -180,7 +180,7 @@ export class DriftMonitor {
     found: readonly DriftDecision[],
   ): Promise<CheckOutcome> {
     try {
-      await applyOsc({
+      const applied = await applyOsc({
         root: this.o.root,
         oscText: text,
         systemd: this.o.systemd,
@@ -193,6 +193,9 @@ export class DriftMonitor {
         drift: 'repair',
       });
       this.o.metrics.repairs.inc({ result: 'repaired' });
+      // the agent does not end itself for a repair of its own unit: that waits for its next restart
+      if (applied.nodeAgentRestartRequired)
+        this.log.info('Repaired the node agent unit, it takes effect when the agent restarts next');
       // the second pass: what the policy reports, and anything the repair could not fix
       const after = await refreshFromNode({
         host: this.host,

@@ -37,6 +37,7 @@ export * from './time.js';
 export * from './validation/field-error.js';
 export * from './validation/label-validation.js';
 export * from './well-known/annotations.js';
+export * from './well-known/drift.js';
 export * from './well-known/labels.js';
 export * from './well-known/names.js';
 export * from './well-known/node-agent-identity.js';

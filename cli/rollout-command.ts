@@ -21,6 +21,7 @@ import { KubeClient } from '../runtime/kube/kube-client.js';
 import { KubeHttp } from '../runtime/kube/kube-http.js';
 import { loadRestConfig, NoClusterConfigError } from '../runtime/kube/load-rest-config.js';
 import { RESOURCE } from '../runtime/kube/resource.js';
+import { addRolloutDriftCommand } from './drift-command.js';
 import { readInput } from './render-input.js';
 
 export interface RolloutStatusOptions {
@@ -148,4 +149,5 @@ export function addRolloutCommand(program: Command, io: (level?: CliLogLevel) =>
       const { stdout, readStdin } = io(o.logLevel);
       stdout.write(await rolloutStatus(o, process.env, Date.now(), readStdin));
     });
+  addRolloutDriftCommand(rollout, io);
 }

@@ -6,6 +6,7 @@
 import type { SystemdOp } from '../../node-agent/systemd/systemd.js';
 import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import { OpSystemd } from './op-systemd.js';
+import { simulatedUnitFileState } from './simulated-unit-file-state.js';
 import { simulatedUnitStatus } from './simulated-unit-status.js';
 
 export class MemorySystemd extends OpSystemd {
@@ -19,6 +20,10 @@ export class MemorySystemd extends OpSystemd {
 
   unitStatus(unit: string): Promise<UnitStatus> {
     return Promise.resolve(simulatedUnitStatus(this.effective, unit));
+  }
+
+  unitFileState(unit: string): Promise<string> {
+    return Promise.resolve(simulatedUnitFileState(this.effective, unit));
   }
 
   protected record(op: SystemdOp): Promise<void> {

@@ -22,6 +22,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import type { SystemdOp } from '../../node-agent/systemd/systemd.js';
 import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import { OpSystemd } from './op-systemd.js';
+import { simulatedUnitFileState } from './simulated-unit-file-state.js';
 import { simulatedUnitStatus } from './simulated-unit-status.js';
 import { faultFor, type SystemdFault, type SystemdFaultEffect } from './systemd-faults.js';
 
@@ -54,14 +55,22 @@ export class RecordingSystemd extends OpSystemd {
     super();
   }
 
-  unitStatus(unit: string): Promise<UnitStatus> {
+  unitFileState(unit: string): Promise<string> {
+    return Promise.resolve(simulatedUnitFileState(this.recorded(), unit));
+  }
+
+  private recorded(): RecordedSystemdOp[] {
     let text = '';
     try {
       text = readFileSync(this.file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
-    return Promise.resolve(simulatedUnitStatus(parseRecording(text), unit));
+    return parseRecording(text);
+  }
+
+  unitStatus(unit: string): Promise<UnitStatus> {
+    return Promise.resolve(simulatedUnitStatus(this.recorded(), unit));
   }
 
   protected record(op: SystemdOp): Promise<void> {

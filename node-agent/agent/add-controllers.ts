@@ -5,6 +5,7 @@
  * v1.150.0 configuration the secret-name change (gardener v1.150.0 pkg/nodeagent/controller/add.go).
  */
 import { hostname as osHostname } from 'node:os';
+import type { V1Node } from '@kubernetes/client-node';
 import { formatSemVer, PATH } from '../../api/index.js';
 import { EventRecorder } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
@@ -12,6 +13,8 @@ import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
 import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { addCertificateController } from '../controllers/certificate/add.js';
+import { driftMetrics } from '../controllers/drift/drift-metrics.js';
+import { DriftMonitor } from '../controllers/drift/drift-monitor.js';
 import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
 import { addHostnameCheckController } from '../controllers/hostname/add.js';
 import { addLeaseController } from '../controllers/lease/add.js';
@@ -23,6 +26,24 @@ import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/toke
 import type { AgentContext } from './agent-context.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
+
+function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventRecorder): void {
+  const o = agent.options;
+  new DriftMonitor({
+    root: o.root,
+    systemd: agent.systemd,
+    images: o.images,
+    node,
+    client: agent.client,
+    recorder: events,
+    metrics: driftMetrics(agent.metrics.registry),
+    disruptionPolicy: o.disruptionPolicy,
+    hostName: agent.hostName.toLowerCase(),
+    containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
+    intervalMs: o.driftCheckIntervalMs ?? 60_000,
+    log: agent.log,
+  }).start(agent.signal);
+}
 
 export function addAgentControllers(agent: AgentContext, probes: HealthProbes): RunningController[] {
   const { options: o, signal } = agent;
@@ -92,6 +113,8 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
   // v1.150.0: the Node's secret-name label renames the OSC secret the agent follows
   if (o.contract === 'v1.150.0' && o.configFile)
     controllers.push(addSecretNameChangeController({ ...agent, configFile: o.configFile }, signal));
+  // drift of the node from what it applied: watched, reported on the Node, repaired by policy
+  if (o.driftCheckIntervalMs !== undefined) startDriftMonitor(agent, node, events);
   // a changed hostname changes which Node is ours: start over
   if (!o.nodeName) {
     const check = {

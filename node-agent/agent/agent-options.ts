@@ -39,6 +39,11 @@ export interface AgentOptions {
   /** Go back to the OSC the node ran before when an apply fails its verification. */
   readonly revertFailedApplies?: boolean;
   /**
+   * The drift monitor's periodic full check (controllers/drift, docs/node-agent.md#drift), beside
+   * its inotify watch; absent: no drift monitor.
+   */
+  readonly driftCheckIntervalMs?: number;
+  /**
    * Least disruption (docs/least-disruption.md): unit commands as the decision for this policy
    * picks them. Absent: every changed unit restarts, as upstream.
    */

@@ -21,6 +21,7 @@
  * a step boundary, with its progress saved for the next one.
  */
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import {
   decodeOperatingSystemConfig,
   type OperatingSystemConfig,
@@ -43,11 +44,15 @@ import type { RegistryProbeOptions } from '../containerd/registry-probe.js';
 import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
 import { computePlan } from '../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
+import type { DriftDecision } from '../planner/drift-policy.js';
+import { withDriftRepairs } from '../planner/drift-repair.js';
 import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { ApplyBarrier } from './apply-barrier.js';
+import { withApplyLock } from './apply-lock.js';
+import { refreshFromNode } from './drift-refresh.js';
 import { executeStep, type StepContext } from './execute-step.js';
 import { oscForHost } from './files-for-host.js';
 import { HostRoot } from './host-root.js';
@@ -108,6 +113,12 @@ export interface ApplyOptions {
   readonly agentPath?: string;
   /** Timings and the prober of registries' readiness probes (default: registry-probe.ts's). */
   readonly registryProbe?: RegistryProbeOptions;
+  /**
+   * Refresh from the node first (drift-refresh.ts): drift of the node from the last applied OSC is
+   * decided by the policy's `drift` rules and repaired, reported or adopted; the result lists it.
+   * `report-only`: detected and listed, never repaired (a rollout that has not permitted this node).
+   */
+  readonly drift?: 'repair' | 'report-only';
 }
 
 export type ApplyOutcome = 'up-to-date' | 'applied' | 'exit-for-node-agent-restart';
@@ -120,6 +131,8 @@ export interface ApplyResult {
   readonly stepsTotal: number;
   readonly stepsRun: number;
   readonly nodeAgentRestartRequired: boolean;
+  /** With `drift` set: every drift found before planning, with the policy's decision. */
+  readonly drift?: readonly DriftDecision[];
 }
 
 export interface StepFailure {
@@ -185,7 +198,11 @@ const DRAIN_STEPS: ReadonlySet<Step['op']> = new Set([
   'uncordon-node',
 ]);
 
-export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
+export function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
+  return withApplyLock(resolve(options.root), () => applyNow(options));
+}
+
+async function applyNow(options: ApplyOptions): Promise<ApplyResult> {
   const logger = options.logger ?? silentLogger;
   // A simulated crash must end the apply like a real one, never count as a failed step.
   let crashed: unknown;
@@ -217,10 +234,25 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
   const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
   const registries = registryChanges(previousHere, nextHere);
   checkRegistryUpstreams(registries);
+  const refresh =
+    options.drift && previousHere && !resumed
+      ? await refreshFromNode({
+          host,
+          previous: previousHere,
+          systemd: options.systemd,
+          rules: options.disruptionPolicy?.drift,
+          recordAdoptions: true,
+          repair: options.drift === 'repair',
+        })
+      : undefined;
   const plan = resumed
     ? progress.plan
     : withContainerdRestart(
-        planFor(previousHere, nextHere, progress?.plan, options.disruptionPolicy),
+        withDriftRepairs(
+          planFor(refresh?.observed ?? previousHere, nextHere, progress?.plan, options.disruptionPolicy),
+          refresh?.repairs ?? [],
+          nextHere,
+        ),
         containerdConfigChanged(previousHere, nextHere),
       );
   const steps = planSteps(plan);
@@ -236,6 +268,7 @@ export async function applyOsc(options: ApplyOptions): Promise<ApplyResult> {
     stepsTotal: steps.length,
     stepsRun,
     nodeAgentRestartRequired,
+    ...(options.drift ? { drift: refresh?.decisions ?? [] } : {}),
   });
 
   if (!resumed && isEmptyPlan(plan)) {

@@ -1,6 +1,8 @@
 /**
- * `apply --osc FILE --root DIR [--systemd SPEC] [--images DIR]`: applies an osc.yaml
- * to a root directory, resumably. `--systemd` defaults to systemctl only when the root is `/`:
+ * `apply --osc FILE --root DIR [--systemd SPEC] [--images DIR] [--drift repair|report|off]`:
+ * applies an osc.yaml to a root directory, resumably. The node is read first: drift from the last
+ * applied OSC is repaired, reported or adopted as the drift policy says, so applying the same
+ * osc.yaml again repairs a node someone changed (docs/node-agent.md#drift). `--systemd` defaults to systemctl only when the root is `/`:
  * restarting the machine's units for a tree in a temp dir is never what was meant.
  */
 
@@ -12,6 +14,7 @@ import { isSystemError } from '../../runtime/cli/system-error.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
 import { hostContainerdTool } from '../containerd/containerd-tool.js';
+import { driftViews } from '../plan-view/drift-view.js';
 import { CtrImageExtractor } from '../registry/ctr-extractor.js';
 import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
@@ -29,7 +32,10 @@ interface ApplyFlags {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   readonly disruptionPolicy?: string;
+  readonly drift: 'repair' | 'report' | 'off';
 }
+
+const DRIFT_MODES = { repair: 'repair', report: 'report-only', off: undefined } as const;
 
 export function imagesFrom(dir: string | undefined, root: string, io: CliIo, logger: Logger): ImageExtractor {
   return dir === undefined
@@ -56,6 +62,14 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .addOption(logLevelOption('info'))
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
     .addOption(disruptionPolicyOption())
+    .addOption(
+      new Option(
+        '--drift <mode>',
+        "the node's drift from the last applied OSC: repair (as the drift policy says), report only, or off",
+      )
+        .choices(Object.keys(DRIFT_MODES))
+        .default('repair'),
+    )
     .action(async (flags: ApplyFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const oscText = readDocument('--osc', flags.osc, io.readStdin);
@@ -74,6 +88,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
         logger,
         onNodeAgentRestart: 'continue',
         disruptionPolicy,
+        drift: DRIFT_MODES[flags.drift],
         // a v1.150.0 OSC's containerd configuration: this machine's containerd, never for a tree elsewhere
         containerd: root === '/' ? hostContainerdTool(io.env) : undefined,
       }).catch((e: unknown) => {
@@ -85,6 +100,8 @@ export function addApplyCommand(program: Command, io: CliIo): void {
           resumed: result.resumed,
           steps: { total: result.stepsTotal, run: result.stepsRun },
           nodeAgentRestartRequired: result.nodeAgentRestartRequired,
+          // listed only when there is some, so the output of a node without drift is as before
+          ...(result.drift?.length ? { drift: driftViews(result.drift) } : {}),
         }),
       );
     });

@@ -47,6 +47,23 @@ interface RunFlags {
   readonly applySettleTime?: string;
   readonly revertFailedApplies?: boolean;
   readonly disruptionPolicy?: string;
+  readonly driftCheckInterval?: string;
+}
+
+/** `--drift-check-interval`: the drift monitor's periodic check (docs/node-agent.md#drift); `0s` or absent: off. */
+function driftIntervalMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  let nanos: number;
+  try {
+    nanos = parseGoDuration(value);
+  } catch (e) {
+    throw new UsageError(`--drift-check-interval: ${(e as Error).message}`);
+  }
+  if (nanos !== 0 && nanos < 1e9)
+    throw new UsageError(
+      `--drift-check-interval must be 0s (off) or at least 1s, not ${JSON.stringify(value)}`,
+    );
+  return nanos === 0 ? undefined : nanos / 1e6;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -179,6 +196,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     applySettleMs,
     revertFailedApplies: flags.revertFailedApplies ?? false,
     disruptionPolicy,
+    driftCheckIntervalMs: driftIntervalMs(flags.driftCheckInterval),
     contract,
     ...(configFile === '-' ? {} : { configFile }),
     ...healthProbes,
@@ -239,6 +257,10 @@ export function addRunCommand(program: Command, io: CliIo): void {
       'when an apply fails that judgement, go back to the configuration the node ran before and hold the failed one until another arrives',
     )
     .addOption(disruptionPolicyOption())
+    .option(
+      '--drift-check-interval <duration>',
+      'watch the applied files and units for drift (inotify) and check them fully this often; report on the Node, repair by the drift policy (e.g. 1m; default off)',
+    )
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);
       return runCommand(flags, io);

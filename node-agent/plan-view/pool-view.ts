@@ -8,7 +8,7 @@ import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import { explainPlan, type UnitReason } from '../planner/explain.js';
 import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { type MergedUnit, mergedUnitsOf } from '../planner/merge-units.js';
-import { isEmptyPlan } from '../planner/plan.js';
+import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import { disruptionSum, ruleOnlyUnitView, unitDisruptionView } from './disruption-view.js';
 import { defined, fileViews } from './file-views.js';
 import { redactionReason } from './redaction.js';
@@ -68,17 +68,21 @@ export function oscDisplayName(osc: OperatingSystemConfig): string {
 
 /**
  * With a disruption policy the plan is the one the agent runs with it (`--disruption-policy`):
- * each unit says its least-disruption action and why, and the pool sums them.
+ * each unit says its least-disruption action and why, and the pool sums them. `refine` adds what
+ * the plan of a node with drift also does (planner/drift-repair.ts `withDriftRepairs`).
  */
 export function poolView(
   name: string,
   previous: OscDocument | undefined,
   next: OscDocument,
   policy?: DisruptionPolicy,
+  refine: (plan: Plan) => Plan = (plan) => plan,
 ): PoolView {
-  const plan = policy
-    ? computeLeastDisruptionPlan(previous?.osc, next.osc, { policy })
-    : computePlan(previous?.osc, next.osc);
+  const plan = refine(
+    policy
+      ? computeLeastDisruptionPlan(previous?.osc, next.osc, { policy })
+      : computePlan(previous?.osc, next.osc),
+  );
   const files = fileViews(previous?.osc, plan);
   const byPath = new Map(files.map((f) => [f.path, f]));
   const before = new Map((previous ? mergedUnitsOf(previous.osc) : []).map((u) => [u.name, u]));
@@ -104,7 +108,8 @@ export function poolView(
   const changed = from !== to;
   const empty = isEmptyPlan(plan);
   let summary = summaryLine(units, files);
-  if (!changed) summary = 'unchanged';
+  // the same OSC plans something only against a node with drift (plan --root)
+  if (!changed) summary = empty ? 'unchanged' : `same OSC, drift repaired: ${summary}`;
   else if (empty) summary = 'new checksum, nothing to do on the nodes';
   return {
     name,

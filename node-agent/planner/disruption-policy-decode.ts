@@ -12,6 +12,10 @@
  *   units:
  *   - unit: containerd.service
  *     action: Restart
+ *   drift:                       # what the agent does with drift (drift-policy.ts)
+ *   - path: /etc/ssh/sshd_config
+ *     action: Adopt
+ *     reason: hardened by the security team's own tooling
  *
  * Reboot is in the ladder (disruption-action.ts) but this agent cannot carry it out; a policy
  * asking for it is refused rather than silently doing less.
@@ -25,6 +29,8 @@ import {
   type PathRule,
   type UnitRule,
 } from './disruption-policy.js';
+import { DRIFT_KINDS } from './drift.js';
+import { DRIFT_ACTIONS, type DriftRule, isDriftAction } from './drift-policy.js';
 
 const SUPPORTED: readonly DisruptionAction[] = [
   'None',
@@ -128,13 +134,40 @@ function unitRule(c: Checker, raw: unknown, at: string): UnitRule | undefined {
   return { unit, action, ...(reason === undefined ? {} : { reason }) };
 }
 
+function driftRule(c: Checker, raw: unknown, at: string): DriftRule | undefined {
+  if (!isObject(raw)) return void c.fail('TypeInvalid', at, 'an object with path or unit, and action');
+  c.unknownKeys(raw, ['path', 'unit', 'kinds', 'action', 'reason'], `${at}.`);
+  if ((raw.path === undefined) === (raw.unit === undefined))
+    c.fail('Required', at, 'exactly one of path and unit');
+  const path = raw.path;
+  if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/') || path.includes('\0')))
+    c.fail('Invalid', `${at}.path`, 'an absolute path (* and a trailing /** allowed)', path);
+  const unit = raw.unit === undefined ? undefined : c.unit(raw.unit, `${at}.unit`);
+  const kinds = c.list(raw.kinds, `${at}.kinds`);
+  kinds.forEach((k, i) => {
+    if (!(DRIFT_KINDS as readonly unknown[]).includes(k))
+      c.fail('NotSupported', `${at}.kinds[${i}]`, `one of ${DRIFT_KINDS.join(', ')}`, k);
+  });
+  const action = isDriftAction(raw.action) ? raw.action : undefined;
+  if (!action) c.fail('NotSupported', `${at}.action`, `one of ${DRIFT_ACTIONS.join(', ')}`, raw.action);
+  const reason = c.reason(raw.reason, `${at}.reason`);
+  if (!action || (typeof path !== 'string' && unit === undefined)) return undefined;
+  return {
+    ...(typeof path === 'string' ? { path } : {}),
+    ...(unit === undefined ? {} : { unit }),
+    ...(raw.kinds === undefined ? {} : { kinds: kinds as DriftRule['kinds'] }),
+    action,
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
 export function decodeDisruptionPolicy(document: unknown): DisruptionPolicy {
   const c = new Checker();
   if (!isObject(document))
     throw new ValidationError('DisruptionPolicy', [
       { type: 'TypeInvalid', field: '', detail: 'a YAML object' },
     ]);
-  c.unknownKeys(document, ['apiVersion', 'kind', 'paths', 'units'], '');
+  c.unknownKeys(document, ['apiVersion', 'kind', 'paths', 'units', 'drift'], '');
   if (document.apiVersion !== DISRUPTION_POLICY_API_VERSION)
     c.fail('NotSupported', 'apiVersion', DISRUPTION_POLICY_API_VERSION, document.apiVersion);
   if (document.kind !== DISRUPTION_POLICY_KIND)
@@ -149,6 +182,11 @@ export function decodeDisruptionPolicy(document: unknown): DisruptionPolicy {
       c.fail('Duplicate', `units[${i}].unit`, 'one rule per unit', unit);
     seen.add(unit);
   });
+  const drift = c.list(document.drift, 'drift').map((r, i) => driftRule(c, r, `drift[${i}]`));
   if (c.errors.length > 0) throw new ValidationError('DisruptionPolicy', c.errors);
-  return { paths: paths as PathRule[], units: units as UnitRule[] };
+  return {
+    paths: paths as PathRule[],
+    units: units as UnitRule[],
+    ...(document.drift === undefined ? {} : { drift: drift as DriftRule[] }),
+  };
 }

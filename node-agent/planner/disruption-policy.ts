@@ -6,6 +6,7 @@
  * (docs/compatibility.md N29, docs/least-disruption.md).
  */
 import type { DisruptionAction } from './disruption-action.js';
+import type { DriftRule } from './drift-policy.js';
 
 export const DISRUPTION_POLICY_API_VERSION = 'node-configuration.gardener.cloud/v1alpha1';
 export const DISRUPTION_POLICY_KIND = 'DisruptionPolicy';
@@ -30,6 +31,8 @@ export interface UnitRule {
 export interface DisruptionPolicy {
   readonly paths: readonly PathRule[];
   readonly units: readonly UnitRule[];
+  /** What the agent does with drift, first match wins (drift-policy.ts); absent: the defaults. */
+  readonly drift?: readonly DriftRule[];
 }
 
 export const EMPTY_POLICY: DisruptionPolicy = { paths: [], units: [] };

@@ -57,6 +57,16 @@ export class SystemctlSystemd implements Systemd {
     return parseUnitStatus(result.stdout);
   }
 
+  /** `is-enabled` exits non-zero for disabled or masked units; its output is the answer either way. */
+  async unitFileState(unit: string): Promise<string> {
+    const result = await this.run(['is-enabled', '--', unit], this.callTimeoutMs);
+    if (result.timedOut)
+      throw new Error(`unable to read unit ${unit}: no answer within ${this.callTimeoutMs} ms`);
+    const state = result.stdout.trim().split('\n')[0] ?? '';
+    if (result.exitCode !== 0 && state === '') return '';
+    return state;
+  }
+
   async daemonReload(): Promise<void> {
     const result = await this.run(['daemon-reload'], this.callTimeoutMs);
     if (result.timedOut)

@@ -20,6 +20,12 @@ export interface Systemd {
    * InvocationID; one that is not running is started, so the change still takes effect.
    */
   reload(unit: string): Promise<void>;
+  /**
+   * `systemctl is-enabled`: enabled, disabled, static, masked, masked-runtime, …; '' when systemd
+   * does not know the unit. Optional: drift detection (applier/drift-detect.ts) checks enablement
+   * only where the backend can tell.
+   */
+  unitFileState?(unit: string): Promise<string>;
 }
 
 export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';

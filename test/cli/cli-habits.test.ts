@@ -410,7 +410,7 @@ describe('command-line habits', function () {
           .stdout.split('\n')
           .filter(Boolean)
           .map((l) => l.split('\t')[0]);
-      expect(osc('gardener-osc rollout ')).to.deep.equal(['status']);
+      expect(osc('gardener-osc rollout ')).to.deep.equal(['drift', 'status']);
       expect(osc('gardener-osc rollout status -o ')).to.deep.equal(['json', 'table', 'yaml']);
       expect(osc('gardener-osc render --target ')).to.deep.equal(['seed', 'shoot']);
     });

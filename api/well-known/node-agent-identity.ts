@@ -6,6 +6,7 @@
  * may change on its Node to `NODE_AGENT_OWNED_NODE_METADATA`.
  */
 import { ANNOTATION } from './annotations.js';
+import { DRIFT_CONDITION_TYPE } from './drift.js';
 import { LABEL } from './labels.js';
 import { NODE_AGENT_REPORT_ANNOTATIONS } from './rollout.js';
 
@@ -60,9 +61,10 @@ export const NODE_AGENT_OWNED_NODE_METADATA = {
 /**
  * The condition types of its own Node's status a node agent may set, change or remove (the
  * kubelet's, `Ready` and the pressure conditions, stay out): `SystemdUnitsReady`, which gardener
- * v1.150.0's agent reports (pkg/nodeagent/controller/healthcheck, systemd unit check).
+ * v1.150.0's agent reports (pkg/nodeagent/controller/healthcheck, systemd unit check), and our
+ * drift condition (api/well-known/drift.ts).
  */
-export const NODE_AGENT_OWNED_NODE_CONDITIONS = ['SystemdUnitsReady'] as const;
+export const NODE_AGENT_OWNED_NODE_CONDITIONS = ['SystemdUnitsReady', DRIFT_CONDITION_TYPE] as const;
 
 /**
  * The one field of its own Node's spec a node agent may change: `unschedulable`, the cordon of a

@@ -169,7 +169,10 @@ describe('node agent admission policies', function () {
       // the API server itself drops what it no longer keeps (status.config since dynamic kubelet
       // configuration went away): then there is no change to refuse
       if (refused === undefined) expect(await statusOf(), `status.${field} changed`).to.equal(before);
-      else expect(refused).to.match(/may change only the addresses and the conditions SystemdUnitsReady/);
+      else
+        expect(refused).to.match(
+          /may change only the addresses and the conditions SystemdUnitsReady, NodeConfigurationDrift/,
+        );
     });
 
   it('lets an agent cordon and uncordon its own Node, marked as its own cordon, and nothing more of the spec', async () => {
@@ -234,7 +237,8 @@ describe('node agent admission policies', function () {
     expect(await write([...kubelets, condition('SystemdUnitsReady', 'False')])).to.equal(undefined);
     const summary = async () => (await conditions()).map((c) => `${c.type}=${c.status}`).sort();
     expect(await summary()).to.deep.equal(['Ready=True', 'SystemdUnitsReady=False']);
-    const refusedText = /may change only the addresses and the conditions SystemdUnitsReady/;
+    const refusedText =
+      /may change only the addresses and the conditions SystemdUnitsReady, NodeConfigurationDrift/;
     expect(await write([condition('Ready', 'False'), condition('SystemdUnitsReady', 'True')])).to.match(
       refusedText,
     );

@@ -56,3 +56,38 @@ export function withUnit(osc: OperatingSystemConfig, unit: OscUnit): OperatingSy
 export function unitNames(osc: OperatingSystemConfig): string[] {
   return (osc.spec.units ?? []).map((u) => u.name);
 }
+
+/** A copy of the OSC with the content of unit `name` changed by `edit`. */
+export function editUnit(
+  osc: OperatingSystemConfig,
+  name: string,
+  edit: (content: string) => string,
+): OperatingSystemConfig {
+  const next = structuredClone(osc);
+  const unit = next.spec.units?.find((u) => u.name === name);
+  if (unit?.content === undefined) throw new Error(`the OSC has no unit ${name} with content`);
+  const content = edit(unit.content);
+  if (content === unit.content) throw new Error(`the edit does not change ${name}`);
+  (unit as { content?: string }).content = content;
+  return next;
+}
+
+/** A copy of the OSC with one more inline file. */
+export function withFile(
+  osc: OperatingSystemConfig,
+  path: string,
+  data: string,
+  permissions = 0o644,
+): OperatingSystemConfig {
+  const next = structuredClone(osc);
+  if (next.spec.files?.some((f) => f.path === path)) throw new Error(`the OSC has ${path} already`);
+  const file = { path, permissions, content: { inline: { encoding: '', data } } };
+  next.spec.files = [...(next.spec.files ?? []), file as NonNullable<typeof next.spec.files>[number]];
+  return next;
+}
+
+export function unitContent(osc: OperatingSystemConfig, name: string): string {
+  const content = osc.spec.units?.find((u) => u.name === name)?.content;
+  if (content === undefined) throw new Error(`the OSC has no unit ${name} with content`);
+  return content;
+}

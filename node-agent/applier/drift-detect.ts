@@ -18,6 +18,7 @@ import { driftExclusion } from './drift-exclusions.js';
 import { type ExpectedUnit, expectedNode } from './drift-expected.js';
 import { UNIT_FILE_MODE } from './execute-step.js';
 import type { HostRoot } from './host-root.js';
+import { notRunning } from './unit-not-running.js';
 
 export interface DetectOptions {
   readonly host: HostRoot;
@@ -155,13 +156,6 @@ async function maskedBy(host: HostRoot, unit: ExpectedUnit): Promise<string | un
     if (stat?.isSymbolicLink() && (await readlink(absolute).catch(() => '')) === '/dev/null') return path;
   }
   return undefined;
-}
-
-function notRunning(status: { activeState: string; type?: string; result?: string }): boolean {
-  if (status.activeState === 'failed') return true;
-  if (status.activeState !== 'inactive') return false;
-  // a oneshot that ran and exited cleanly did what it was started for
-  return !(status.type === 'oneshot' && (status.result ?? 'success') === 'success');
 }
 
 async function unitState(

@@ -21,6 +21,13 @@ export interface UnitStatus {
    * `timeout`, `core-dump`, `start-limit-hit`, ...; '' or missing where it is not known.
    */
   readonly result?: string;
+  /**
+   * How the main process of a service's last run ended, as waitid() says (`ExecMainCode`):
+   * 1 (CLD_EXITED) it exited, with `execMainStatus` its exit status; 2 (CLD_KILLED) a signal
+   * ended it, e.g. the SIGTERM of a stop; 0 or missing where it never ran or is not known.
+   */
+  readonly execMainCode?: number;
+  readonly execMainStatus?: number;
   /** 32 hex digits, a new one for every start; '' when the unit never started since boot. */
   readonly invocationId: string;
   readonly activeEnterTimestampMonotonic: number;
@@ -35,6 +42,8 @@ export const UNIT_STATUS_PROPERTIES = [
   'SubState',
   'Type',
   'Result',
+  'ExecMainCode',
+  'ExecMainStatus',
   'InvocationID',
   'ActiveEnterTimestampMonotonic',
   'InactiveEnterTimestampMonotonic',
@@ -59,6 +68,8 @@ export function parseUnitStatus(text: string): UnitStatus {
     subState: text_('SubState'),
     type: text_('Type'),
     result: text_('Result'),
+    execMainCode: number('ExecMainCode'),
+    execMainStatus: number('ExecMainStatus'),
     invocationId: text_('InvocationID'),
     activeEnterTimestampMonotonic: number('ActiveEnterTimestampMonotonic'),
     inactiveEnterTimestampMonotonic: number('InactiveEnterTimestampMonotonic'),

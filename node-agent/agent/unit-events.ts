@@ -48,6 +48,9 @@ export function recordingUnitEvents(
   };
   return {
     unitStatus: (unit) => systemd.unitStatus(unit),
+    // drift detection asks it for enablement and masking; without it the running agent saw
+    // neither (test/real-node/drift.test.ts: a `systemctl disable` went unnoticed)
+    ...(systemd.unitFileState && { unitFileState: (unit: string) => systemd.unitFileState!(unit) }),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

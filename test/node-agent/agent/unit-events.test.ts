@@ -76,6 +76,16 @@ describe('unit job events on the Node (upstream dbus layer)', () => {
     expect(recorded.map((r) => r.reason)).to.deep.equal(['SystemDUnitRestart']);
   });
 
+  it("passes systemd's enablement through, which drift detection reads, without an event", async () => {
+    const { systemd, inner, recorded } = setUp(undefined);
+    await inner.enable(['a.service']);
+    await inner.disable(['a.service']);
+    expect(systemd.unitFileState).to.be.a('function');
+    expect(await systemd.unitFileState!('a.service')).to.equal(await inner.unitFileState('a.service'));
+    expect(await systemd.unitFileState!('a.service')).to.equal('disabled');
+    expect(recorded).to.deep.equal([]);
+  });
+
   it('records nothing before the Node is registered, but runs the job', async () => {
     const { systemd, inner, recorded } = setUp(undefined, null);
     await systemd.restart('a.service');

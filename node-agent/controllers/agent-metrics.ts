@@ -160,6 +160,8 @@ export async function observeOscApply(
 export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Systemd {
   return {
     unitStatus: (unit) => systemd.unitStatus(unit),
+    // drift detection's enablement and masking (test/real-node/drift.test.ts)
+    ...(systemd.unitFileState && { unitFileState: (unit: string) => systemd.unitFileState!(unit) }),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

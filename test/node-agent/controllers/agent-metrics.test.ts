@@ -169,4 +169,13 @@ describe('node agent metrics', () => {
       );
     });
   });
+
+  it("passes systemd's enablement through the restart counter, which drift detection reads", async () => {
+    const inner = new MemorySystemd();
+    await inner.enable(['a.service']);
+    await inner.disable(['a.service']);
+    const systemd = countingRestarts(inner, agentMetrics(new Registry()));
+    expect(systemd.unitFileState).to.be.a('function');
+    expect(await systemd.unitFileState!('a.service')).to.equal('disabled');
+  });
 });

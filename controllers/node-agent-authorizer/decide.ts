@@ -6,7 +6,8 @@
  *   the first approval of an identity for that name), every pool's OSC secret, since the pool is
  *   known only from the Node; an identity whose Node existed and is gone reads nothing;
  * - get, list and watch its own Node (by name, or listing by its hostname label), patch and update
- *   it and its status (what it may change there is the admission policy's to say);
+ *   it and its status (what it may change there is the admission policy's to say); get its
+ *   `nodes/proxy` (its kubelet's /configz for the in-effect check, docs/node-agent.md#in-effect);
  * - get, list, watch, create, update and patch its own Lease `kube-system/gardener-node-agent-<node>`
  *   (the name of a create is the policy's to check);
  * - create and patch Events in `default` (cluster-scoped objects' events; the policy checks they
@@ -119,6 +120,15 @@ function secrets(node: string, a: Attributes, world: NodeAgentWorld): Decision {
 
 function nodes(node: string, a: Attributes): Decision {
   const verb = a.verb ?? '';
+  if (a.subresource === 'proxy') {
+    // the in-effect check reads its kubelet's /configz through the API server's node proxy, the
+    // one way its identity reaches the kubelet (node-agent/.../in-effect/configz-fetch.ts); only
+    // GET of its own Node, which reaches no more than root on that node already does
+    if (a.name !== node)
+      return deny(`a node agent may proxy only to its own Node ${node}, not ${a.name || 'any'}`);
+    if (verb === 'get') return allow(`reading its own kubelet through the node proxy of ${node}`);
+    return deny(`a node agent may only get nodes/proxy of its Node, not ${verb} it`);
+  }
   if (a.subresource && a.subresource !== 'status')
     return deny(`a node agent may not access nodes/${a.subresource}`);
   if (a.name) {

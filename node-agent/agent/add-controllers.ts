@@ -61,7 +61,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
         applySettleMs: o.applySettleMs,
         verifyProbes: verifyProbes(probes),
-        ...inEffect(o),
+        ...inEffect(agent),
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),

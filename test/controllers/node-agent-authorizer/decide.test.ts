@@ -106,7 +106,30 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-a', 'get another Node', node('get', 'node-b'), false, /only its own Node node-a/],
   ['node-a', 'patch another Node status', node('patch', 'node-b', 'status'), false],
   ['node-a', 'list every Node', node('list'), false],
-  ['node-a', 'proxy to its Node', node('get', 'node-a', 'proxy'), false],
+  // its kubelet's /configz through the node proxy (the in-effect check); no POST (exec, attach)
+  ['node-a', 'GET through the proxy of its Node', node('get', 'node-a', 'proxy'), true],
+  [
+    'node-a',
+    'POST through the proxy of its Node',
+    node('create', 'node-a', 'proxy'),
+    false,
+    /only get nodes\/proxy/,
+  ],
+  [
+    'node-a',
+    'GET through the proxy of another Node',
+    node('get', 'node-b', 'proxy'),
+    false,
+    /only to its own Node/,
+  ],
+  [
+    'node-a',
+    'GET through the proxy of any Node',
+    node('get', undefined, 'proxy'),
+    false,
+    /only to its own Node/,
+  ],
+  ['node-a', 'its Node configz (the kubelet asks it directly)', node('get', 'node-a', 'configz'), false],
   // its Lease only
   ['node-a', 'create a Lease (name checked by admission)', lease('create'), true],
   ['node-a', 'update its Lease', lease('update', 'gardener-node-agent-node-a'), true],

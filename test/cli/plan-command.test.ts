@@ -134,6 +134,9 @@ describe('gardener-osc plan', function () {
         nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.92.0',
       };
       const { view } = plan(example(), nextValues);
+      // the agent's own restart is never a least-disruption decision: the same plan by default
+      const least = plan(example(), nextValues, EMPTY_POLICY).view;
+      expect(summaries(least)).to.deep.equal(summaries(view));
       for (const p of view.pools) {
         expect(p.nodeAgentRestart, p.name).to.equal(true);
         expect(p.summary).to.match(

@@ -2,7 +2,8 @@
  * The agent's controllers, added the way upstream's composition root adds them (gardener v1.91.4
  * pkg/nodeagent/controller/add.go): operatingsystemconfig, token, node, lease, health check, with a
  * per-node identity the certificate, the hostname check unless the Node name was given, and for a
- * v1.150.0 configuration the secret-name change (gardener v1.150.0 pkg/nodeagent/controller/add.go).
+ * v1.150.0 configuration the secret-name change and the systemd unit check (gardener v1.150.0
+ * pkg/nodeagent/controller/add.go).
  */
 import { hostname as osHostname } from 'node:os';
 import type { V1Node } from '@kubernetes/client-node';
@@ -21,6 +22,7 @@ import { addLeaseController } from '../controllers/lease/add.js';
 import { addNodeController } from '../controllers/node/add.js';
 import { addOscController } from '../controllers/operatingsystemconfig/add.js';
 import { addSecretNameChangeController } from '../controllers/secretnamechange/add.js';
+import { addSystemdUnitCheckController } from '../controllers/systemdunitcheck/add.js';
 import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
@@ -113,6 +115,18 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
   // v1.150.0: the Node's secret-name label renames the OSC secret the agent follows
   if (o.contract === 'v1.150.0' && o.configFile)
     controllers.push(addSecretNameChangeController({ ...agent, configFile: o.configFile }, signal));
+  // v1.150.0: how the OSC's units are doing, as the Node condition SystemdUnitsReady (v1.91.4 never wrote it)
+  const unitCheck = o.config.controllers.systemdUnitCheck;
+  if (o.contract === 'v1.150.0' && unitCheck) {
+    const check = {
+      ...agent,
+      root: o.root,
+      node,
+      syncPeriod: unitCheck.syncPeriod ?? 60e9,
+      stuckThreshold: unitCheck.stuckThreshold ?? 300e9,
+    };
+    controllers.push(addSystemdUnitCheckController(check, signal));
+  }
   // drift of the node from what it applied: watched, reported on the Node, repaired by policy
   if (o.driftCheckIntervalMs !== undefined) startDriftMonitor(agent, node, events);
   // a changed hostname changes which Node is ours: start over

@@ -48,6 +48,7 @@ export function recordingUnitEvents(
   };
   return {
     unitStatus: (unit) => systemd.unitStatus(unit),
+    ...(systemd.unitActivity ? { unitActivity: (unit) => systemd.unitActivity!(unit) } : {}),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

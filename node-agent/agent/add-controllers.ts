@@ -8,7 +8,7 @@
 import { hostname as osHostname } from 'node:os';
 import type { V1Node } from '@kubernetes/client-node';
 import { formatSemVer, PATH } from '../../api/index.js';
-import { EventRecorder } from '../../runtime/events.js';
+import type { EventSink } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
 import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
@@ -26,10 +26,11 @@ import { addSystemdUnitCheckController } from '../controllers/systemdunitcheck/a
 import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
+import { nodeEventSink } from './event-sinks.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
 
-function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventRecorder): void {
+function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventSink): void {
   const o = agent.options;
   new DriftMonitor({
     root: o.root,
@@ -86,10 +87,13 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
   ];
   // kubelet and containerd are restarted after a minute of failing; nothing more
   const host = agent.nodeName ?? agent.hostName;
-  const events = new EventRecorder({
+  const events = nodeEventSink({
+    contract: o.contract,
     http: agent.http,
     component: HEALTH_CHECK_CONTROLLER_NAME,
-    host,
+    controller: HEALTH_CHECK_CONTROLLER_NAME,
+    nodeOrHost: host,
+    hostName: agent.hostName,
     log: agent.log,
   });
   const health = addHealthCheckController(

@@ -102,6 +102,16 @@ describe('gardener-node-agent run against a real API server', function () {
       return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(yaml);
     });
     expect(readFileSync(join(root, 'example/file'), 'utf8')).to.equal('file1');
+    // the v1.91.4 contract: core/v1 events of the agent's component, no SystemdUnitsReady
+    const applied = await eventually('the OSCApplied event', async () =>
+      (await core.listNamespacedEvent({ namespace: 'default' })).items.find(
+        (e) => e.involvedObject.name === nodeName && e.reason === 'OSCApplied',
+      ),
+    );
+    expect(applied.source?.component).to.equal('gardener-node-agent');
+    expect(applied.action).to.equal(undefined);
+    const conditions = (await core.readNode({ name: nodeName })).status?.conditions ?? [];
+    expect(conditions.map((c) => c.type)).to.not.include('SystemdUnitsReady');
     expect(readFileSync(record, 'utf8')).to.contain('{"op":"restart","unit":"unit1"}');
     await eventually(
       'the extra token file',

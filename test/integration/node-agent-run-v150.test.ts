@@ -3,10 +3,10 @@
  * `controllers.systemdUnitCheck`), as a process against a real API server: besides applying its
  * OSC it writes the Node condition `SystemdUnitsReady` and records its events through
  * events.k8s.io/v1, as gardener v1.150.0's agent does (pkg/nodeagent/controller/systemdunitcheck,
- * `mgr.GetEventRecorder`). The v1.91.4 configuration of node-agent-run.test.ts writes neither.
+ * `mgr.GetEventRecorder`), and writes its token files 0640. The v1.91.4 configuration of node-agent-run.test.ts writes neither.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
@@ -52,6 +52,13 @@ describe('gardener-node-agent run with a v1.150.0 configuration against a real A
     writeFileSync(join(root, 'var/lib/gardener-node-agent/cluster-ca.crt'), Buffer.from(ca, 'base64'));
     const yaml = yamlOf(oscV1());
     await createOscSecretAndNode(core, { secretName, nodeName, oscYaml: yaml });
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: `agent-token-${suffix}` },
+        data: { token: Buffer.from('t0k3n').toString('base64') },
+      },
+    });
     const config = join(dir, 'config.yaml');
     writeFileSync(
       config,
@@ -63,6 +70,7 @@ describe('gardener-node-agent run with a v1.150.0 configuration against a real A
         controllers: {
           operatingSystemConfig: { secretName, kubernetesVersion: '1.34.2' },
           systemdUnitCheck: { syncPeriod: '15s' },
+          token: { syncConfigs: [{ secretName: `agent-token-${suffix}`, path: '/var/lib/extra/token' }] },
         },
       }),
     );
@@ -99,6 +107,10 @@ describe('gardener-node-agent run with a v1.150.0 configuration against a real A
     );
     expect(applied).to.deep.include({ reportingController: 'operatingsystemconfig', action: 'Reconcile' });
     expect(applied.reportingInstance).to.match(/^operatingsystemconfig-/);
+    // token files 0640 (gardener v1.150.0 pkg/nodeagent/controller/token/reconciler.go)
+    const token = join(root, 'var/lib/extra/token');
+    await eventually('the token file', () => readFileSync(token, 'utf8') === 't0k3n');
+    expect(statSync(token).mode & 0o7777).to.equal(0o640);
     agent.kill('SIGTERM');
     expect(await exited, logs).to.equal(0);
     agent = undefined;

@@ -3,7 +3,7 @@
  * ready, keeps its lease, and stops with exit 0 on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -117,6 +117,7 @@ describe('gardener-node-agent run against a real API server', function () {
       'the extra token file',
       () => readFileSync(join(root, 'var/lib/extra/token'), 'utf8') === 't0k3n',
     );
+    expect(statSync(join(root, 'var/lib/extra/token')).mode & 0o7777).to.equal(0o600);
     const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
     await eventually('the lease', async () =>
       Boolean(

@@ -73,6 +73,12 @@ export interface NodeAgentWorld {
    * cache holds no pods: the webhook reads the pod of an eviction live (webhook-server.ts).
    */
   podNode(namespace: string, name: string): string | undefined;
+  /**
+   * Whether the shoot follows the Gardener v1.150.0 contract, whose node agents record
+   * events.k8s.io/v1 events (gardener v1.150.0 pkg/resourcemanager/webhook/nodeagentauthorizer
+   * allows both event groups). Elsewhere only core/v1 events, the ones our admission policy checks.
+   */
+  readonly eventsV1?: () => boolean;
 }
 
 const allow = (reason: string): Decision => ({ allowed: true, denied: false, reason });
@@ -157,8 +163,9 @@ function leases(node: string, a: Attributes): Decision {
   );
 }
 
-function events(a: Attributes): Decision {
-  if (a.group) return deny('a node agent records core/v1 events only');
+function events(a: Attributes, world: NodeAgentWorld): Decision {
+  if (a.group && !(a.group === 'events.k8s.io' && world.eventsV1?.()))
+    return deny('a node agent records core/v1 events only (events.k8s.io/v1 on a Gardener v1.150.0 shoot)');
   if (a.namespace !== 'default' || a.subresource)
     return deny('a node agent records events only about its Node, in namespace default');
   if (a.verb === 'create' || a.verb === 'patch') return allow('events about its Node');
@@ -232,7 +239,7 @@ export function decideNodeAgentAccess(spec: AccessReviewSpec, world: NodeAgentWo
       return leases(node, a);
     case 'events':
     case 'events.k8s.io/events':
-      return events(a);
+      return events(a, world);
     case 'certificates.k8s.io/certificatesigningrequests':
       return csrs(user, a, world);
     case 'pods':

@@ -160,6 +160,7 @@ export async function observeOscApply(
 export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Systemd {
   return {
     unitStatus: (unit) => systemd.unitStatus(unit),
+    ...(systemd.unitActivity ? { unitActivity: (unit) => systemd.unitActivity!(unit) } : {}),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

@@ -1,3 +1,4 @@
+import type { UnitActivity } from './unit-activity.js';
 import type { UnitStatus } from './unit-status.js';
 
 /**
@@ -26,6 +27,12 @@ export interface Systemd {
    * only where the backend can tell.
    */
   unitFileState?(unit: string): Promise<string>;
+  /**
+   * When the unit last changed state and which units trigger it: what the `SystemdUnitsReady`
+   * check needs beyond `unitStatus` (controllers/systemdunitcheck/). Optional: without it a unit
+   * changed state just now and nothing triggers it.
+   */
+  unitActivity?(unit: string): Promise<UnitActivity>;
 }
 
 export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';

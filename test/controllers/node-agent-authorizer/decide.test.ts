@@ -141,7 +141,7 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-a', 'create an event (no group in the review)', coreEvent('create'), true],
   [
     'node-a',
-    'create an events.k8s.io event',
+    'create an events.k8s.io event (a v1.91.4 shoot)',
     r({ group: 'events.k8s.io', verb: 'create', resource: 'events', namespace: 'default' }),
     false,
   ],
@@ -231,6 +231,19 @@ describe('node agent authorizer: decide', () => {
       if (reason) expect(d.reason).to.match(reason);
     });
   }
+
+  it('lets the node agents of a v1.150.0 shoot create and patch events.k8s.io events in default', () => {
+    const v150 = { ...world, eventsV1: () => true };
+    const eventV1 = (verb: string, namespace = 'default') =>
+      r({ group: 'events.k8s.io', verb, resource: 'events', namespace });
+    const decide = (a: Attributes) =>
+      decideNodeAgentAccess({ user: user('node-a'), resourceAttributes: a }, v150).allowed;
+    expect(decide(eventV1('create'))).to.equal(true);
+    expect(decide(eventV1('patch'))).to.equal(true);
+    expect(decide(eventV1('list'))).to.equal(false);
+    expect(decide(eventV1('create', 'kube-system'))).to.equal(false);
+    expect(decide(event('create'))).to.equal(true);
+  });
 
   it('lists or watches Nodes only by its own name or hostname label', () => {
     const list = (key: string, value: string, via: 'fieldSelector' | 'labelSelector') =>

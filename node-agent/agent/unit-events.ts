@@ -9,7 +9,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { EventSink } from '../../runtime/events.js';
-import type { Systemd } from '../systemd/systemd.js';
+import { type Systemd, systemdQueries } from '../systemd/systemd.js';
 
 type JobOp = 'start' | 'stop' | 'restart' | 'reload';
 
@@ -47,8 +47,7 @@ export function recordingUnitEvents(
     record('Normal', `processed ${op} of unit ${unit}`);
   };
   return {
-    unitStatus: (unit) => systemd.unitStatus(unit),
-    ...(systemd.unitActivity ? { unitActivity: (unit) => systemd.unitActivity!(unit) } : {}),
+    ...systemdQueries(systemd),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

@@ -35,6 +35,21 @@ export interface Systemd {
   unitActivity?(unit: string): Promise<UnitActivity>;
 }
 
+/**
+ * The read-only queries of `systemd`, passed through unchanged: what a wrapper that only observes
+ * jobs (events, metrics) spreads into its own Systemd, so an optional query is never lost on the
+ * way (drift detection reads `unitFileState` through both of the agent's wrappers).
+ */
+export function systemdQueries(
+  systemd: Systemd,
+): Pick<Systemd, 'unitStatus' | 'unitFileState' | 'unitActivity'> {
+  return {
+    unitStatus: (unit) => systemd.unitStatus(unit),
+    ...(systemd.unitFileState ? { unitFileState: (unit: string) => systemd.unitFileState!(unit) } : {}),
+    ...(systemd.unitActivity ? { unitActivity: (unit: string) => systemd.unitActivity!(unit) } : {}),
+  };
+}
+
 export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';
 
 /** One call as the recorders log it; enable and disable are one op per unit. */

@@ -43,7 +43,10 @@ export interface PlanOptions {
   /** gardenlet's feature gates of both renders (`--feature-gates`, as `render` reads them). */
   readonly featureGates?: string;
   readonly logLevel?: CliLogLevel;
-  /** `defaults` or a DisruptionPolicy file: the plan as agents run with it (docs/least-disruption.md). */
+  /**
+   * `defaults` (absent), `none` or a DisruptionPolicy file: the plan as agents run with it
+   * (docs/least-disruption.md).
+   */
   readonly disruptionPolicy?: string;
 }
 
@@ -64,6 +67,7 @@ export interface PlanSources {
   readonly featureGates?: string;
   /** The rollout gate's settings (default: the controller-manager's defaults). */
   readonly rollout?: RolloutSettings;
+  /** Absent: no policy, every changed unit restarts (`--disruption-policy none`). */
   readonly disruptionPolicy?: DisruptionPolicy;
 }
 
@@ -125,6 +129,8 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
   const nextValuesFile = options.nextValues ?? (options.values || undefined);
   const placeholderValues = options.values === false;
   const nextValues = options.nextValues === undefined ? values : parse(options.nextValues, 'next values');
+  // least disruption is on by default, as in the agents; `none`: upstream's restarts
+  const disruptionPolicy = readDisruptionPolicy(options.disruptionPolicy, readStdin);
   return {
     current: {
       cluster: parse(options.cluster, 'cluster'),
@@ -146,9 +152,7 @@ export function readPlanSources(options: PlanOptions, readStdin?: () => string):
     ...(options.config
       ? { rollout: loadControllerManagerConfiguration(options.config, readStdin).controllers.rollout }
       : {}),
-    ...(options.disruptionPolicy === undefined
-      ? {}
-      : { disruptionPolicy: readDisruptionPolicy(options.disruptionPolicy, readStdin) }),
+    ...(disruptionPolicy ? { disruptionPolicy } : {}),
   };
 }
 

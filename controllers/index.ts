@@ -6,7 +6,7 @@
  * shoot's view). seed/manager runs them while it leads (the authorizer always). The node-delay,
  * CSR approver and authorizer act for a Cluster only as left-to-resource-manager.ts decides.
  */
-import { NANOS_PER_MILLISECOND, NODE_AGENT_IDENTITY } from '../api/index.js';
+import { chooseGardenerVersion, NANOS_PER_MILLISECOND, NODE_AGENT_IDENTITY } from '../api/index.js';
 import type { ControllerManagerConfiguration } from '../seed/manager/config.js';
 import type {
   SeedContext,
@@ -74,7 +74,12 @@ export function seedControllers(config: ControllerManagerConfiguration): Control
     addCsrApproverController(ctx, env, { maxCertificateLifetime, acts: approverActs(ctx, env) }),
   );
   // the authorizer answers on every replica, from caches that run there too
-  const authorizer = nodeAgentAuthorizer(config, actsFor(config, 'nodeAgentAuthorizer'));
+  const v150For = (shoot: ShootContext, seed: SeedContext) => () => {
+    const annotations = seed.clusters.get(shoot.namespace)?.metadata?.annotations;
+    const choice = chooseGardenerVersion(annotations, config.gardenerVersion);
+    return choice.ok && choice.version === 'v1.150.0';
+  };
+  const authorizer = nodeAgentAuthorizer(config, actsFor(config, 'nodeAgentAuthorizer'), v150For);
   return {
     seed,
     shoot,

@@ -47,7 +47,22 @@ type EventBody = Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {
   lastTimestamp?: string;
 };
 
-export class EventRecorder {
+/**
+ * What records events about objects: core/v1 (EventRecorder) or events.k8s.io/v1
+ * (EventsV1Recorder). `action` is what the reporter did or failed to do (events.k8s.io/v1's
+ * `action`); core/v1 events have no such field and leave it out.
+ */
+export interface EventSink {
+  event(
+    object: EventObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    action?: string,
+  ): Promise<void>;
+}
+
+export class EventRecorder implements EventSink {
   private lastSweep = 0;
 
   private readonly seen = new Map<string, Seen>();
@@ -62,7 +77,13 @@ export class EventRecorder {
   }
 
   /** Records the event; the returned promise settles when it was written (or failed). */
-  async event(object: EventObject, type: EventType, reason: string, message: string): Promise<void> {
+  async event(
+    object: EventObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    _action?: string,
+  ): Promise<void> {
     await this.tryEvent(object, type, reason, message);
   }
 

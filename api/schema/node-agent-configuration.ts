@@ -1,97 +1,30 @@
 /**
  * NodeAgentConfiguration (nodeagent.config.gardener.cloud/v1alpha1), gardener v1.91.4
- * pkg/nodeagent/apis/config/v1alpha1/types.go: the typed config, its wire form (Go's JSON field
- * names, `omitempty` honoured, durations as Go duration strings, the Kubernetes version as semver
- * text, caBundle as base64), defaulting and validation with Gardener's field paths. The seed
- * renders it undefaulted, exactly as gardenlet does (S-TV-10); the node agent decodes, defaults and
- * validates it.
+ * pkg/nodeagent/apis/config/v1alpha1/types.go: its wire form (Go's JSON field names, `omitempty`
+ * honoured, durations as Go duration strings, the Kubernetes version as semver text, caBundle as
+ * base64), decoding, defaulting per contract and encoding. The seed renders it undefaulted, exactly
+ * as gardenlet does (S-TV-10); the node agent decodes, defaults and validates it. The types:
+ * node-agent-configuration-types.ts; validation: node-agent-configuration-validation.ts.
  */
 import * as z from 'zod';
-import { formatGoDuration, parseGoDuration, seconds } from '../duration.js';
+import { formatGoDuration, parseGoDuration } from '../duration.js';
 import type { GardenerVersion } from '../gardener-version.js';
-import { isSupportedKubernetesVersion, unsupportedKubernetesVersionMessage } from '../kubernetes-versions.js';
-import { formatSemVer, parseSemVer, type SemVer } from '../semver.js';
+import { formatSemVer, parseSemVer } from '../semver.js';
 import { type FieldError, fieldErrorsFromZod } from '../validation/field-error.js';
-import { NAME } from '../well-known/names.js';
-import { PATH } from '../well-known/paths.js';
 import { parseYaml, stringifyYaml } from '../yaml/codec.js';
+import {
+  NODE_AGENT_CONFIG_API_VERSION,
+  NODE_AGENT_CONFIG_KIND,
+  NODE_AGENT_DEFAULTS,
+  NODE_AGENT_DEFAULTS_V150,
+  type NodeAgentConfiguration,
+  type ServerEndpoint,
+} from './node-agent-configuration-types.js';
+import { validateNodeAgentConfiguration } from './node-agent-configuration-validation.js';
 import { objectOf, type Strictness, withoutNullMembers } from './strictness.js';
 
-export const NODE_AGENT_CONFIG_API_VERSION = 'nodeagent.config.gardener.cloud/v1alpha1';
-export const NODE_AGENT_CONFIG_KIND = 'NodeAgentConfiguration';
-export const LOG_LEVELS = ['debug', 'info', 'error'] as const;
-export const LOG_FORMATS = ['json', 'text'] as const;
-
-export const NODE_AGENT_DEFAULTS = {
-  logLevel: 'info',
-  logFormat: 'json',
-  contentType: 'application/vnd.kubernetes.protobuf',
-  qps: 50,
-  burst: 100,
-  healthProbesPort: 2751,
-  metricsPort: 2752,
-  oscSyncPeriod: seconds(600),
-  oscSyncJitterPeriod: seconds(300),
-  tokenSyncPeriod: seconds(3600),
-} as const;
-
-/** What v1.150.0 defaults beyond v1.91.4's (gardener v1.150.0 pkg/apis/config/nodeagent/v1alpha1/defaults.go). */
-export const NODE_AGENT_DEFAULTS_V150 = {
-  systemdUnitCheckSyncPeriod: seconds(60),
-  systemdUnitCheckStuckThreshold: seconds(300),
-} as const;
-
-export const MIN_STUCK_THRESHOLD = seconds(30);
-
-export const MIN_SYNC_PERIOD = seconds(15);
-
-/** The token sync every v1.91 configuration must contain: the agent's own access token. */
-export const NODE_AGENT_TOKEN_SYNC = { secretName: NAME.nodeAgent, path: PATH.nodeAgentToken } as const;
-
-export interface ServerEndpoint {
-  bindAddress: string;
-  port: number;
-}
-
-export interface TokenSyncConfig {
-  secretName: string;
-  path: string;
-}
-
-/** The typed configuration. Optional fields are Go's nil/zero values; durations are nanoseconds. */
-export interface NodeAgentConfiguration {
-  clientConnection: {
-    kubeconfig?: string;
-    acceptContentTypes?: string;
-    contentType?: string;
-    qps?: number;
-    burst?: number;
-  };
-  logLevel?: string;
-  logFormat?: string;
-  server: { healthProbes?: ServerEndpoint; metrics?: ServerEndpoint };
-  debugging?: { enableProfiling?: boolean; enableContentionProfiling?: boolean };
-  featureGates?: Record<string, boolean>;
-  apiServer: {
-    server?: string;
-    /** base64 of the PEM bundle (the v1.91.4 contract) */
-    caBundle?: string | null;
-    /** The CA bundle's path on the node (the v1.150.0 contract) */
-    caFile?: string;
-  };
-  bootstrap?: { kubeletDataVolumeSize?: number };
-  controllers: {
-    operatingSystemConfig: {
-      syncPeriod?: number;
-      syncJitterPeriod?: number;
-      secretName?: string;
-      kubernetesVersion?: SemVer | null;
-    };
-    token: { syncConfigs?: TokenSyncConfig[]; syncPeriod?: number };
-    /** The v1.150.0 contract's `SystemdUnitsReady` check; nanoseconds. */
-    systemdUnitCheck?: { syncPeriod?: number; stuckThreshold?: number };
-  };
-}
+export * from './node-agent-configuration-types.js';
+export { validateNodeAgentConfiguration } from './node-agent-configuration-validation.js';
 
 const goDuration = z.string().transform((text, ctx) => {
   try {
@@ -232,143 +165,6 @@ export function withNodeAgentDefaults(
   check.syncPeriod ??= NODE_AGENT_DEFAULTS_V150.systemdUnitCheckSyncPeriod;
   check.stuckThreshold ??= NODE_AGENT_DEFAULTS_V150.systemdUnitCheckStuckThreshold;
   return c;
-}
-
-const OSC_PATH = 'controllers.operatingSystemConfig';
-const TOKEN_PATH = 'controllers.token';
-
-function validatePeriod(value: number | undefined, field: string): FieldError[] {
-  if (value === undefined || value < MIN_SYNC_PERIOD) {
-    const shown = value === undefined ? undefined : formatGoDuration(value);
-    return [{ type: 'Invalid', field, value: shown, detail: 'must be at least 15s' }];
-  }
-  return [];
-}
-
-/**
- * `ownToken`: whether the agent authenticates with the shared token, which it then must sync. With
- * its per-node identity (`clientConnection.kubeconfig` names the identity kubeconfig) it has no
- * shared token to sync (docs/compatibility.md I2).
- */
-function validateTokenSyncConfigs(
-  configs: readonly TokenSyncConfig[] | undefined,
-  ownToken: boolean,
-): FieldError[] {
-  const errors: FieldError[] = [];
-  const seenPaths = new Set<string>();
-  (configs ?? []).forEach((sync, i) => {
-    const at = `${TOKEN_PATH}.syncConfigs[${i}]`;
-    if (!sync.secretName)
-      errors.push({ type: 'Required', field: `${at}.secretName`, detail: 'must provide a secret name' });
-    if (!sync.path) {
-      errors.push({ type: 'Required', field: `${at}.path`, detail: 'must provide a path' });
-    } else if (seenPaths.has(sync.path)) {
-      errors.push({
-        type: 'Duplicate',
-        field: `${at}.path`,
-        value: sync.path,
-        detail: 'path is used by another sync config',
-      });
-    }
-    seenPaths.add(sync.path);
-  });
-  const hasOwnToken = (configs ?? []).some(
-    (s) => s.secretName === NODE_AGENT_TOKEN_SYNC.secretName && s.path === NODE_AGENT_TOKEN_SYNC.path,
-  );
-  if (ownToken && !hasOwnToken) {
-    errors.push({
-      type: 'Required',
-      field: `${TOKEN_PATH}.syncConfigs`,
-      detail: `must contain an entry for secret ${NODE_AGENT_TOKEN_SYNC.secretName} with path ${NODE_AGENT_TOKEN_SYNC.path}`,
-    });
-  }
-  return errors;
-}
-
-function validateSystemdUnitCheck(
-  check: NodeAgentConfiguration['controllers']['systemdUnitCheck'],
-): FieldError[] {
-  const at = 'controllers.systemdUnitCheck';
-  const errors = validatePeriod(check?.syncPeriod, `${at}.syncPeriod`);
-  const stuck = check?.stuckThreshold;
-  if (stuck !== undefined && stuck < MIN_STUCK_THRESHOLD)
-    errors.push({
-      type: 'Invalid',
-      field: `${at}.stuckThreshold`,
-      value: formatGoDuration(stuck),
-      detail: 'must be at least 30s',
-    });
-  return errors;
-}
-
-/**
- * Validation as gardener v1.91.4 pkg/nodeagent/apis/config/validation/validation.go, with the same
- * field paths and error types; for the v1.150.0 contract as gardener v1.150.0
- * pkg/api/config/nodeagent/v1alpha1/validation/validation.go: no mandatory token of the agent's
- * own, its Kubernetes minors, the systemd unit check's periods.
- */
-export function validateNodeAgentConfiguration(
-  c: NodeAgentConfiguration,
-  contract: GardenerVersion = 'v1.91.4',
-): FieldError[] {
-  const errors: FieldError[] = [];
-  if (c.logLevel && !(LOG_LEVELS as readonly string[]).includes(c.logLevel)) {
-    errors.push({
-      type: 'NotSupported',
-      field: 'logLevel',
-      value: c.logLevel,
-      detail: `supported values: ${LOG_LEVELS.join(', ')}`,
-    });
-  }
-  if (c.logFormat && !(LOG_FORMATS as readonly string[]).includes(c.logFormat)) {
-    errors.push({
-      type: 'NotSupported',
-      field: 'logFormat',
-      value: c.logFormat,
-      detail: `supported values: ${LOG_FORMATS.join(', ')}`,
-    });
-  }
-  for (const gate of Object.keys(c.featureGates ?? {})) {
-    errors.push({
-      type: 'NotSupported',
-      field: `featureGates.${gate}`,
-      detail: 'the node agent registers no feature gates',
-    });
-  }
-  const osc = c.controllers.operatingSystemConfig;
-  if (!osc.secretName) {
-    errors.push({
-      type: 'Required',
-      field: `${OSC_PATH}.secretName`,
-      detail: 'must provide the name of the OSC secret',
-    });
-  }
-  errors.push(...validatePeriod(osc.syncPeriod, `${OSC_PATH}.syncPeriod`));
-  if (!osc.kubernetesVersion) {
-    errors.push({
-      type: 'Required',
-      field: `${OSC_PATH}.kubernetesVersion`,
-      detail: 'must provide a supported kubernetes version',
-    });
-  } else if (!isSupportedKubernetesVersion(osc.kubernetesVersion, contract)) {
-    const text = formatSemVer(osc.kubernetesVersion);
-    errors.push({
-      type: 'Invalid',
-      field: `${OSC_PATH}.kubernetesVersion`,
-      value: text,
-      detail: unsupportedKubernetesVersionMessage(text, contract),
-    });
-  }
-  if (contract === 'v1.150.0') {
-    errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs, false));
-    errors.push(...validatePeriod(c.controllers.token.syncPeriod, `${TOKEN_PATH}.syncPeriod`));
-    errors.push(...validateSystemdUnitCheck(c.controllers.systemdUnitCheck));
-    return errors;
-  }
-  const ownToken = c.clientConnection.kubeconfig !== PATH.nodeAgentKubeconfig;
-  errors.push(...validateTokenSyncConfigs(c.controllers.token.syncConfigs, ownToken));
-  errors.push(...validatePeriod(c.controllers.token.syncPeriod, `${TOKEN_PATH}.syncPeriod`));
-  return errors;
 }
 
 /**

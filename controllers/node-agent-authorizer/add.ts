@@ -41,6 +41,7 @@ export function authorizedShoot(
   shoot: Pick<ShootContext, 'cache' | 'client'>,
   bootstrapWindowMs: number,
   acts?: () => boolean,
+  eventsV1?: () => boolean,
 ): { shoot: AuthorizedShoot; synced: Promise<void>; stop: () => void } {
   const nodes = shootNodes(shoot.cache);
   const secrets = oscSecrets(shoot.cache);
@@ -53,6 +54,7 @@ export function authorizedShoot(
     csrIndex: new NodeAgentCsrIndex(csrs),
     bootstrapWindowMs,
     goneNodes,
+    eventsV1,
   });
   const client: Pick<KubeClient, 'getIfExists'> = shoot.client;
   let synced = false;
@@ -85,10 +87,17 @@ export function nodeAgentAuthorizer(
   config: ControllerManagerConfiguration,
   /** Whether to decide for this shoot now (default: always). */
   actsFor?: (shoot: ShootContext, seed: SeedContext) => () => boolean,
+  /** Whether the shoot follows the v1.150.0 contract (its agents record events.k8s.io/v1 events). */
+  v150For?: (shoot: ShootContext, seed: SeedContext) => () => boolean,
 ): NodeAgentAuthorizer {
   const shoots = new Map<string, AuthorizedShoot>();
   const shoot: ShootControllerStarter = (ctx, env) => {
-    const entry = authorizedShoot(ctx, config.nodeAgent.bootstrapWindow, actsFor?.(ctx, env));
+    const entry = authorizedShoot(
+      ctx,
+      config.nodeAgent.bootstrapWindow,
+      actsFor?.(ctx, env),
+      v150For?.(ctx, env),
+    );
     shoots.set(ctx.namespace, entry.shoot);
     entry.synced.catch(() => undefined);
     const stopped = untilAborted(ctx.signal).then(() => {

@@ -6,7 +6,8 @@
  *   the first approval of an identity for that name), every pool's OSC secret, since the pool is
  *   known only from the Node; an identity whose Node existed and is gone reads nothing;
  * - get, list and watch its own Node (by name, or listing by its hostname label), patch and update
- *   it and its status (what it may change there is the admission policy's to say);
+ *   it and its status (what it may change there is the admission policy's to say); get its
+ *   `nodes/proxy` (its kubelet's /configz for the in-effect check, docs/node-agent.md#in-effect);
  * - get, list, watch, create, update and patch its own Lease `kube-system/gardener-node-agent-<node>`
  *   (the name of a create is the policy's to check);
  * - create and patch Events in `default` (cluster-scoped objects' events; the policy checks they
@@ -72,6 +73,12 @@ export interface NodeAgentWorld {
    * cache holds no pods: the webhook reads the pod of an eviction live (webhook-server.ts).
    */
   podNode(namespace: string, name: string): string | undefined;
+  /**
+   * Whether the shoot follows the Gardener v1.150.0 contract, whose node agents record
+   * events.k8s.io/v1 events (gardener v1.150.0 pkg/resourcemanager/webhook/nodeagentauthorizer
+   * allows both event groups). Elsewhere only core/v1 events, the ones our admission policy checks.
+   */
+  readonly eventsV1?: () => boolean;
 }
 
 const allow = (reason: string): Decision => ({ allowed: true, denied: false, reason });
@@ -119,6 +126,15 @@ function secrets(node: string, a: Attributes, world: NodeAgentWorld): Decision {
 
 function nodes(node: string, a: Attributes): Decision {
   const verb = a.verb ?? '';
+  if (a.subresource === 'proxy') {
+    // the in-effect check reads its kubelet's /configz through the API server's node proxy, the
+    // one way its identity reaches the kubelet (node-agent/.../in-effect/configz-fetch.ts); only
+    // GET of its own Node, which reaches no more than root on that node already does
+    if (a.name !== node)
+      return deny(`a node agent may proxy only to its own Node ${node}, not ${a.name || 'any'}`);
+    if (verb === 'get') return allow(`reading its own kubelet through the node proxy of ${node}`);
+    return deny(`a node agent may only get nodes/proxy of its Node, not ${verb} it`);
+  }
   if (a.subresource && a.subresource !== 'status')
     return deny(`a node agent may not access nodes/${a.subresource}`);
   if (a.name) {
@@ -147,8 +163,9 @@ function leases(node: string, a: Attributes): Decision {
   );
 }
 
-function events(a: Attributes): Decision {
-  if (a.group) return deny('a node agent records core/v1 events only');
+function events(a: Attributes, world: NodeAgentWorld): Decision {
+  if (a.group && !(a.group === 'events.k8s.io' && world.eventsV1?.()))
+    return deny('a node agent records core/v1 events only (events.k8s.io/v1 on a Gardener v1.150.0 shoot)');
   if (a.namespace !== 'default' || a.subresource)
     return deny('a node agent records events only about its Node, in namespace default');
   if (a.verb === 'create' || a.verb === 'patch') return allow('events about its Node');
@@ -222,7 +239,7 @@ export function decideNodeAgentAccess(spec: AccessReviewSpec, world: NodeAgentWo
       return leases(node, a);
     case 'events':
     case 'events.k8s.io/events':
-      return events(a);
+      return events(a, world);
     case 'certificates.k8s.io/certificatesigningrequests':
       return csrs(user, a, world);
     case 'pods':

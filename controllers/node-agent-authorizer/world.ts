@@ -28,11 +28,14 @@ export interface ShootWorldOptions {
   /** Nodes deleted while the process watched (gone-nodes.ts). */
   readonly goneNodes?: Pick<GoneNodes, 'has'>;
   readonly now?: () => number;
+  /** Whether the shoot follows the v1.150.0 contract (NodeAgentWorld.eventsV1). */
+  readonly eventsV1?: () => boolean;
 }
 
 export function shootWorld(o: ShootWorldOptions): NodeAgentWorld {
   const now = o.now ?? Date.now;
   return {
+    eventsV1: o.eventsV1,
     node(name) {
       const node = o.nodes.get(name);
       if (!node || node.metadata?.deletionTimestamp) return undefined;

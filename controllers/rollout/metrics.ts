@@ -1,5 +1,6 @@
 /** Prometheus metrics of the rollout gate, per shoot namespace and worker pool. */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { PoolRollout } from './state.js';
 
 export interface RolloutMetrics {
   readonly halted: Gauge<'namespace' | 'pool'>;
@@ -70,4 +71,32 @@ export function rolloutMetrics(registry: Registry): RolloutMetrics {
   };
   byRegistry.set(registry, metrics);
   return metrics;
+}
+
+/**
+ * Sets every pool's gauges from the rollout status and removes those of pools no longer in it;
+ * returns the pools reported, for the next call.
+ */
+export function reportPools(
+  metrics: RolloutMetrics,
+  namespace: string,
+  previous: readonly string[],
+  status: ReadonlyMap<string, PoolRollout>,
+): string[] {
+  for (const pool of previous) {
+    if (status.has(pool)) continue;
+    metrics.halted.remove({ namespace, pool });
+    metrics.wave.remove({ namespace, pool });
+    metrics.stalledNodes.remove({ namespace, pool });
+    for (const state of ['updated', 'failed', 'pending']) metrics.nodes.remove({ namespace, pool, state });
+  }
+  for (const [pool, s] of status) {
+    metrics.halted.set({ namespace, pool }, s.phase === 'Halted' ? 1 : 0);
+    metrics.wave.set({ namespace, pool }, s.wave);
+    metrics.stalledNodes.set({ namespace, pool }, s.stalled?.length ?? 0);
+    metrics.nodes.set({ namespace, pool, state: 'updated' }, s.updated);
+    metrics.nodes.set({ namespace, pool, state: 'failed' }, s.failed);
+    metrics.nodes.set({ namespace, pool, state: 'pending' }, s.pending);
+  }
+  return [...status.keys()];
 }

@@ -25,13 +25,13 @@ import { isApiStatus } from '../../runtime/kube/api-status.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RolloutSettings } from '../../seed/manager/config.js';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../seed/migration-state/state.js';
 import { decidePool, type RolloutEvent } from './decide.js';
 import { type LeaseJudgement, LeaseObserver } from './lease-observer.js';
-import type { RolloutMetrics } from './metrics.js';
+import { type RolloutMetrics, reportPools } from './metrics.js';
 import { type LeaseObject, type NodeObject, observePools, type SecretObject } from './observe.js';
 import { actionRequest, effectiveSettings } from './settings.js';
-import { decodeRolloutStatus, encodeRolloutStatus, type PoolRollout, RolloutStatusError } from './state.js';
+import { decodeRolloutStatus, type PoolRollout, RolloutStatusError } from './state.js';
+import { writeRolloutStatus } from './status-configmap.js';
 
 export interface RolloutShoot {
   nodes(): readonly NodeObject[];
@@ -180,7 +180,7 @@ export class RolloutReconciler {
       }
     }
 
-    const written = await this.writeStatus(current, next);
+    const written = await writeRolloutStatus(this.o.seed, this.o.namespace, current, next);
     if (!written) {
       ctx.log.debug('The rollout status changed meanwhile, deciding again');
       return { requeueAfterMs: 100 };
@@ -280,45 +280,10 @@ export class RolloutReconciler {
     }
     if (delivered === 0) return;
     try {
-      if (!(await this.writeStatus(written, left)))
+      if (!(await writeRolloutStatus(this.o.seed, this.o.namespace, written, left)))
         ctx.log.debug('The rollout status changed meanwhile: its announcements are made again');
     } catch (e) {
       ctx.log.debug({ err: e }, 'The announced transitions stay pending in the rollout status');
-    }
-  }
-
-  /**
-   * The ConfigMap as written, or undefined when another writer changed it since it was read
-   * (409): the decision is void.
-   */
-  private async writeStatus(
-    current: V1ConfigMap | undefined,
-    next: ReadonlyMap<string, PoolRollout>,
-  ): Promise<V1ConfigMap | undefined> {
-    const data = encodeRolloutStatus(next);
-    const before = Object.fromEntries(
-      Object.entries(current?.data ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
-    );
-    if (current && JSON.stringify(before) === JSON.stringify(data)) return current;
-    const body: V1ConfigMap = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {
-        name: ROLLOUT_STATUS_CONFIGMAP,
-        namespace: this.o.namespace,
-        labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
-        ...(current?.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}),
-      },
-      data,
-    };
-    // the resourceVersion read at the start is the lock: a 409 means another writer, decide again
-    try {
-      return current
-        ? await this.o.seed.update(RESOURCE.configMap, body)
-        : await this.o.seed.create(RESOURCE.configMap, body);
-    } catch (e) {
-      if (isApiStatus(e, 409)) return undefined;
-      throw e;
     }
   }
 
@@ -361,24 +326,7 @@ export class RolloutReconciler {
   }
 
   private report(status: ReadonlyMap<string, PoolRollout>): void {
-    const namespace = this.o.namespace;
-    for (const pool of this.pools) {
-      if (status.has(pool)) continue;
-      this.o.metrics.halted.remove({ namespace, pool });
-      this.o.metrics.wave.remove({ namespace, pool });
-      this.o.metrics.stalledNodes.remove({ namespace, pool });
-      for (const state of ['updated', 'failed', 'pending'])
-        this.o.metrics.nodes.remove({ namespace, pool, state });
-    }
-    for (const [pool, s] of status) {
-      this.o.metrics.halted.set({ namespace, pool }, s.phase === 'Halted' ? 1 : 0);
-      this.o.metrics.wave.set({ namespace, pool }, s.wave);
-      this.o.metrics.stalledNodes.set({ namespace, pool }, s.stalled?.length ?? 0);
-      this.o.metrics.nodes.set({ namespace, pool, state: 'updated' }, s.updated);
-      this.o.metrics.nodes.set({ namespace, pool, state: 'failed' }, s.failed);
-      this.o.metrics.nodes.set({ namespace, pool, state: 'pending' }, s.pending);
-    }
-    this.pools = [...status.keys()];
+    this.pools = reportPools(this.o.metrics, this.o.namespace, this.pools, status);
   }
 
   /**

@@ -2,9 +2,11 @@
  * Least disruption over a realistic change history of the example shoot: one pool's reconcile OSC
  * as rendered from examples/cluster.yaml, then six changes one after another (a kubelet parameter,
  * journald, a sysctl, a CA rotation, a second registry mirror of an OS extension that already
- * mirrors one (its hosts.toml listed by containerd.service), a comment in the kubelet unit). Each step is planned twice in the same run, as the agent without a policy
- * (upstream's behaviour) and with `--disruption-policy defaults`, and the plans' unit commands are
- * counted: the applier runs exactly those (test/node-agent/disruption/apply-least-disruption.test.ts).
+ * mirrors one (its hosts.toml listed by containerd.service), a comment in the kubelet unit). Each
+ * step is planned twice in the same run, as the agent with `--disruption-policy none` (upstream's
+ * behaviour) and with `--disruption-policy defaults` (its default), both named explicitly and read
+ * as the agent reads the flag, and the plans' unit commands are counted: the applier runs exactly
+ * those (test/node-agent/disruption/apply-least-disruption.test.ts).
  * Units a rule names that systemd may lack (systemd-journald, systemd-sysctl) count as restarted,
  * as on every node. Also: the changes each leaves without effect, and ms per plan (median).
  * `npx tsx hack/bench/least-disruption.ts > docs/benchmarks/least-disruption.out.txt` (a few
@@ -15,8 +17,9 @@ import { join } from 'node:path';
 import { type OperatingSystemConfig, type OscFile, parseYaml } from '../../api/index.js';
 import { poolOscs } from '../../cli/plan/pool-oscs.js';
 import { DEFAULT_NOW, renderSource } from '../../cli/render-command.js';
+import { disruptionPolicyFrom } from '../../node-agent/cli/disruption-policy-flag.js';
 import { computePlan } from '../../node-agent/planner/compute-plan.js';
-import { EMPTY_POLICY } from '../../node-agent/planner/disruption-policy.js';
+import { DEFAULTS_ONLY, NO_POLICY } from '../../node-agent/planner/disruption-policy.js';
 import { computeLeastDisruptionPlan } from '../../node-agent/planner/least-disruption-plan.js';
 import type { Plan } from '../../node-agent/planner/plan.js';
 import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
@@ -153,7 +156,18 @@ function count(plan: Plan): Count {
   };
 }
 
-/** Units the decision acts on that the plan without policy leaves alone: changes that would not take effect. */
+/** The agent's plan with `--disruption-policy <flag>`, as `run` and `apply` compute it. */
+function planWith(flag: string): (previous: OperatingSystemConfig, next: OperatingSystemConfig) => Plan {
+  const policy = disruptionPolicyFrom(flag);
+  return (previous, next) =>
+    policy ? computeLeastDisruptionPlan(previous, next, { policy }) : computePlan(previous, next);
+}
+const planNone = planWith(NO_POLICY);
+const planDefaults = planWith(DEFAULTS_ONLY);
+if (planNone(initial, initial).disruption || !planDefaults(initial, initial).disruption)
+  throw new Error('`none` must plan without a decision, `defaults` with one');
+
+/** Units the decision acts on that the plan with `none` leaves alone: changes that would not take effect. */
 function leftWithoutEffect(least: Plan): string[] {
   return (least.disruption ?? [])
     .filter((d) => d.baseline === 'None' && d.action !== 'None' && d.action !== 'DaemonReload')
@@ -172,7 +186,7 @@ if (quick) console.log(QUICK_NOTICE);
 console.log(`pool ${poolName} of examples/cluster.yaml, ${STEPS.length} changes applied one after another`);
 console.log('');
 console.log(
-  'change | without policy: restarts (kubelet) | with defaults: restarts (kubelet), reloads | units without policy | units with defaults | left without effect without policy',
+  'change | none: restarts (kubelet) | defaults: restarts (kubelet), reloads | units with none | units with defaults | left without effect with none',
 );
 const totals = {
   before: { restarts: 0, kubelet: 0 },
@@ -183,8 +197,8 @@ let previous = initial;
 const timings: { upstream: number[]; least: number[] } = { upstream: [], least: [] };
 for (const step of STEPS) {
   const next = step.apply(previous);
-  const upstream = computePlan(previous, next);
-  const least = computeLeastDisruptionPlan(previous, next, { policy: EMPTY_POLICY });
+  const upstream = planNone(previous, next);
+  const least = planDefaults(previous, next);
   const a = count(upstream);
   const b = count(least);
   const lost = leftWithoutEffect(least);
@@ -198,8 +212,8 @@ for (const step of STEPS) {
     `${step.change} | ${a.restarts} (${a.kubelet}) | ${b.restarts} (${b.kubelet}), ${b.reloads} | ${a.units.join(' ') || '-'} | ${b.units.join(' ') || '-'} | ${lost.join(' ') || '-'}`,
   );
   for (let r = 0; r < ROUNDS; r++) {
-    timings.upstream.push(timeMs(() => computePlan(previous, next)));
-    timings.least.push(timeMs(() => computeLeastDisruptionPlan(previous, next, { policy: EMPTY_POLICY })));
+    timings.upstream.push(timeMs(() => planNone(previous, next)));
+    timings.least.push(timeMs(() => planDefaults(previous, next)));
   }
   previous = next;
 }
@@ -208,5 +222,5 @@ console.log(
 );
 console.log('');
 console.log(
-  `ms per plan (median of ${ROUNDS * STEPS.length}): without policy ${median(timings.upstream).toFixed(2)}, with defaults ${median(timings.least).toFixed(2)}`,
+  `ms per plan (median of ${ROUNDS * STEPS.length}): none ${median(timings.upstream).toFixed(2)}, defaults ${median(timings.least).toFixed(2)}`,
 );

@@ -1,15 +1,13 @@
 /**
  * What envtest lacks for per-node identities (no kube-controller-manager runs there): the signer
  * of `kubernetes.io/kube-apiserver-client` certificates, standing in for the kube-controller-
- * manager's csrsigning controller. It signs every approved, unsigned request for that signer with
- * the environment's client CA (the CA the API server trusts), copying the subject, for client
- * auth, for the requested duration rounded up to whole days (openssl's unit; the kube-controller-
- * manager caps it at its own maximum). Approval is not its business: the controller-manager's
- * approver decides. Also here: a serving certificate for the authorizer and bootstrap tokens.
+ * manager's csrsigning controller. It signs every approved, unsigned request for that signer, for
+ * client auth (csr-signing.ts). Approval is not its business: the controller-manager's approver
+ * decides. Also here: a serving certificate for the authorizer and bootstrap tokens.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -18,11 +16,7 @@ import {
   authorizerCallerToken,
   readTokenKey,
 } from '../../charts/controller-manager/authorizer-caller-token.js';
-import { Informer } from '../../runtime/kube/informer.js';
-import { KubeClient } from '../../runtime/kube/kube-client.js';
-import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { collectionPath, RESOURCE } from '../../runtime/kube/resource.js';
-import type { CsrObject } from '../../seed/node-identity/node-agent-csr.js';
+import { CLIENT_AUTH, isApproved, isDeniedOrFailed, watchCsrs } from './csr-signing.js';
 import type { Envtest } from './envtest.js';
 
 function openssl(cwd: string, ...args: string[]): void {
@@ -35,71 +29,16 @@ export interface CsrSigner {
   stop(): Promise<void>;
 }
 
-const approved = (csr: CsrObject) =>
-  (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' && c.status !== 'False') &&
-  !(csr.status?.conditions ?? []).some((c) => c.type === 'Denied' || c.type === 'Failed');
-
 export function startCsrSigner(env: Envtest): CsrSigner {
-  const ca = env.clientCa;
-  if (!ca) throw new Error(`${env.name}: no client CA to sign with (an existing cluster signs itself)`);
-  const dir = mkdtempSync(join(tmpdir(), 'csr-signer-'));
-  writeFileSync(join(dir, 'ext.cnf'), 'keyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
-  const http = new KubeHttp(env.kubeConfig);
-  const client = new KubeClient(http);
-  const abort = new AbortController();
   const signed: string[] = [];
-  const sign = async (csr: CsrObject) => {
+  const watch = watchCsrs(env, 'csr-signer', async (csr, signing) => {
     const name = csr.metadata?.name ?? '';
-    if (csr.spec?.signerName !== KUBE_APISERVER_CLIENT_SIGNER || !approved(csr) || csr.status?.certificate)
-      return;
-    if (signed.includes(name)) return;
+    if (csr.spec?.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return;
+    if (!isApproved(csr) || isDeniedOrFailed(csr) || csr.status?.certificate || signed.includes(name)) return;
     signed.push(name);
-    const days = Math.max(1, Math.ceil((csr.spec.expirationSeconds ?? 365 * 86400) / 86400));
-    const request = join(dir, `${name}.csr`);
-    writeFileSync(request, Buffer.from(csr.spec.request ?? '', 'base64'));
-    openssl(
-      dir,
-      'x509',
-      '-req',
-      '-in',
-      request,
-      '-CA',
-      ca.certFile,
-      '-CAkey',
-      ca.keyFile,
-      '-set_serial',
-      `0x${randomBytes(16).toString('hex')}`,
-      '-days',
-      String(days),
-      '-extfile',
-      join(dir, 'ext.cnf'),
-      '-out',
-      join(dir, `${name}.crt`),
-    );
-    const certificate = readFileSync(join(dir, `${name}.crt`)).toString('base64');
-    await client.update(
-      RESOURCE.certificateSigningRequest,
-      { ...csr, status: { ...csr.status, certificate } },
-      { subresource: 'status' },
-    );
-  };
-  const informer = new Informer<CsrObject>({
-    http,
-    path: collectionPath(RESOURCE.certificateSigningRequest),
+    await signing.sign(csr, CLIENT_AUTH);
   });
-  const onChange = (csr: CsrObject) =>
-    void sign(csr).catch((e) => process.stderr.write(`csr-signer: ${(e as Error).message}\n`));
-  informer.on({ add: onChange, update: (_, csr) => onChange(csr) });
-  informer.start(abort.signal);
-  return {
-    signed,
-    async stop() {
-      abort.abort();
-      await informer.stopped();
-      await http.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { signed, stop: () => watch.stop() };
 }
 
 export interface ServingCertificate {

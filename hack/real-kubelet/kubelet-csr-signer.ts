@@ -10,24 +10,25 @@
  * - approves the kubelet's serving certificate requests (`kubernetes.io/kubelet-serving`, from
  *   `serverTLSBootstrap: true`) of a node for itself, as gardener-resource-manager's
  *   kubelet-csr-approver does (gardener v1.91.4 pkg/resourcemanager/controller/csrapprover);
- * - signs both with the environment's client CA, as kube-controller-manager's csrsigning controller
- *   does with the cluster's CA: client certificates for client auth, serving certificates for
- *   server auth with the names the kubelet asked for.
+ * - signs both with the environment's client CA (hack/landscape/csr-signing.ts), as
+ *   kube-controller-manager's csrsigning controller does with the cluster's CA: client certificates
+ *   for client auth, serving certificates for server auth with the names the kubelet asked for.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CsrObject } from '../../api/index.js';
-import { Informer } from '../../runtime/kube/informer.js';
-import { KubeClient } from '../../runtime/kube/kube-client.js';
-import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { collectionPath, RESOURCE } from '../../runtime/kube/resource.js';
+import { RESOURCE } from '../../runtime/kube/resource.js';
+import { isApproved, isDeniedOrFailed, watchCsrs } from '../landscape/csr-signing.js';
 import type { Envtest } from '../landscape/envtest.js';
 
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
+
+/** What each signer's certificates are for (kubernetes v1.34.4 pkg/controller/certificates/signer). */
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  [KUBELET_CLIENT_SIGNER]:
+    'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
+  [KUBELET_SERVING_SIGNER]:
+    'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+};
 
 export interface KubeletCsrSigner {
   /** `<signer> <name>` of every request approved so far, in order. */
@@ -35,11 +36,6 @@ export interface KubeletCsrSigner {
   readonly signed: string[];
   stop(): Promise<void>;
 }
-
-const conditions = (csr: CsrObject) => csr.status?.conditions ?? [];
-const isApproved = (csr: CsrObject) =>
-  conditions(csr).some((c) => c.type === 'Approved' && c.status !== 'False');
-const isFinal = (csr: CsrObject) => conditions(csr).some((c) => c.type === 'Denied' || c.type === 'Failed');
 
 /** Whether kube-controller-manager (client) or gardener-resource-manager (serving) would approve. Pure. */
 export function wouldApprove(csr: CsrObject): boolean {
@@ -59,38 +55,23 @@ export function wouldApprove(csr: CsrObject): boolean {
 }
 
 export function startKubeletCsrSigner(env: Envtest): KubeletCsrSigner {
-  const ca = env.clientCa;
-  if (!ca) throw new Error(`${env.name}: no client CA to sign with`);
-  const dir = mkdtempSync(join(tmpdir(), 'kubelet-csr-signer-'));
-  const extensions = {
-    [KUBELET_CLIENT_SIGNER]:
-      'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
-    [KUBELET_SERVING_SIGNER]:
-      'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
-  };
-  for (const [signer, text] of Object.entries(extensions)) writeFileSync(join(dir, fileOf(signer)), text);
-  const http = new KubeHttp(env.kubeConfig);
-  const client = new KubeClient(http);
-  const abort = new AbortController();
   const approved: string[] = [];
   const signed: string[] = [];
-
-  const handle = async (csr: CsrObject) => {
-    const name = csr.metadata?.name ?? '';
+  const watch = watchCsrs(env, 'kubelet-csr-signer', async (csr, signing) => {
     const signer = csr.spec?.signerName ?? '';
-    if (!wouldApprove(csr) || isFinal(csr) || csr.status?.certificate) return;
-    const key = `${signer} ${name}`;
+    if (!wouldApprove(csr) || isDeniedOrFailed(csr) || csr.status?.certificate) return;
+    const key = `${signer} ${csr.metadata?.name ?? ''}`;
     if (!isApproved(csr)) {
       if (approved.includes(key)) return;
       approved.push(key);
-      await client.update(
+      await signing.client.update(
         RESOURCE.certificateSigningRequest,
         {
           ...csr,
           status: {
             ...csr.status,
             conditions: [
-              ...conditions(csr),
+              ...(csr.status?.conditions ?? []),
               {
                 type: 'Approved',
                 status: 'True',
@@ -106,48 +87,8 @@ export function startKubeletCsrSigner(env: Envtest): KubeletCsrSigner {
     }
     if (signed.includes(key)) return;
     signed.push(key);
-    const days = Math.max(1, Math.ceil((csr.spec?.expirationSeconds ?? 365 * 86400) / 86400));
-    const request = join(dir, `${name}.csr`);
-    writeFileSync(request, Buffer.from(csr.spec?.request ?? '', 'base64'));
-    execFileSync(
-      'openssl',
-      [
-        ...['x509', '-req', '-in', request, '-CA', ca.certFile, '-CAkey', ca.keyFile],
-        ...['-set_serial', `0x${randomBytes(16).toString('hex')}`, '-days', String(days)],
-        // the serving certificate keeps the names (the node's IP and hostname) the kubelet asked for
-        ...(signer === KUBELET_SERVING_SIGNER ? ['-copy_extensions', 'copyall'] : []),
-        ...['-extfile', join(dir, fileOf(signer)), '-out', join(dir, `${name}.crt`)],
-      ],
-      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    const certificate = readFileSync(join(dir, `${name}.crt`)).toString('base64');
-    await client.update(
-      RESOURCE.certificateSigningRequest,
-      { ...csr, status: { ...csr.status, certificate } },
-      { subresource: 'status' },
-    );
-  };
-
-  const informer = new Informer<CsrObject>({
-    http,
-    path: collectionPath(RESOURCE.certificateSigningRequest),
+    // the serving certificate keeps the names (the node's IP and hostname) the kubelet asked for
+    await signing.sign(csr, EXTENSIONS[signer]!, signer === KUBELET_SERVING_SIGNER);
   });
-  const onChange = (csr: CsrObject) =>
-    void handle(csr).catch((e) => process.stderr.write(`kubelet-csr-signer: ${(e as Error).message}\n`));
-  informer.on({ add: onChange, update: (_, csr) => onChange(csr) });
-  informer.start(abort.signal);
-  return {
-    approved,
-    signed,
-    async stop() {
-      abort.abort();
-      await informer.stopped();
-      await http.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function fileOf(signer: string): string {
-  return `${signer.replaceAll(/[^a-z0-9]+/g, '-')}.cnf`;
+  return { approved, signed, stop: () => watch.stop() };
 }

@@ -2,12 +2,13 @@
  * The agent's controllers, added the way upstream's composition root adds them (gardener v1.91.4
  * pkg/nodeagent/controller/add.go): operatingsystemconfig, token, node, lease, health check, with a
  * per-node identity the certificate, the hostname check unless the Node name was given, and for a
- * v1.150.0 configuration the secret-name change (gardener v1.150.0 pkg/nodeagent/controller/add.go).
+ * v1.150.0 configuration the secret-name change and the systemd unit check (gardener v1.150.0
+ * pkg/nodeagent/controller/add.go).
  */
 import { hostname as osHostname } from 'node:os';
 import type { V1Node } from '@kubernetes/client-node';
 import { formatSemVer, PATH } from '../../api/index.js';
-import { EventRecorder } from '../../runtime/events.js';
+import type { EventSink } from '../../runtime/events.js';
 import type { RunningController } from '../../runtime/running-controller.js';
 import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
@@ -21,13 +22,15 @@ import { addLeaseController } from '../controllers/lease/add.js';
 import { addNodeController } from '../controllers/node/add.js';
 import { addOscController } from '../controllers/operatingsystemconfig/add.js';
 import { addSecretNameChangeController } from '../controllers/secretnamechange/add.js';
+import { addSystemdUnitCheckController } from '../controllers/systemdunitcheck/add.js';
 import { addTokenController } from '../controllers/token/add.js';
 import { TOKEN_FILE_MODE, TOKEN_FILE_MODE_V150 } from '../controllers/token/token-file-sync.js';
 import type { AgentContext } from './agent-context.js';
+import { nodeEventSink } from './event-sinks.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
 
-function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventRecorder): void {
+function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventSink): void {
   const o = agent.options;
   new DriftMonitor({
     root: o.root,
@@ -61,7 +64,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         applyBarrier: applyBarrierFromEnv(o.env ?? process.env),
         applySettleMs: o.applySettleMs,
         verifyProbes: verifyProbes(probes),
-        ...inEffect(o),
+        ...inEffect(agent),
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
@@ -84,10 +87,13 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
   ];
   // kubelet and containerd are restarted after a minute of failing; nothing more
   const host = agent.nodeName ?? agent.hostName;
-  const events = new EventRecorder({
+  const events = nodeEventSink({
+    contract: o.contract,
     http: agent.http,
     component: HEALTH_CHECK_CONTROLLER_NAME,
-    host,
+    controller: HEALTH_CHECK_CONTROLLER_NAME,
+    nodeOrHost: host,
+    hostName: agent.hostName,
     log: agent.log,
   });
   const health = addHealthCheckController(
@@ -113,6 +119,18 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
   // v1.150.0: the Node's secret-name label renames the OSC secret the agent follows
   if (o.contract === 'v1.150.0' && o.configFile)
     controllers.push(addSecretNameChangeController({ ...agent, configFile: o.configFile }, signal));
+  // v1.150.0: how the OSC's units are doing, as the Node condition SystemdUnitsReady (v1.91.4 never wrote it)
+  const unitCheck = o.config.controllers.systemdUnitCheck;
+  if (o.contract === 'v1.150.0' && unitCheck) {
+    const check = {
+      ...agent,
+      root: o.root,
+      node,
+      syncPeriod: unitCheck.syncPeriod ?? 60e9,
+      stuckThreshold: unitCheck.stuckThreshold ?? 300e9,
+    };
+    controllers.push(addSystemdUnitCheckController(check, signal));
+  }
   // drift of the node from what it applied: watched, reported on the Node, repaired by policy
   if (o.driftCheckIntervalMs !== undefined) startDriftMonitor(agent, node, events);
   // a changed hostname changes which Node is ours: start over

@@ -4,7 +4,7 @@
  * informer, the systemd it drives, its events and metrics, and the one signal they all stop on.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { EventRecorder } from '../../runtime/events.js';
+import type { EventSink } from '../../runtime/events.js';
 import type { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import type { Informer } from '../../runtime/kube/informer.js';
 import type { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -29,7 +29,7 @@ export interface AgentContext {
   readonly nodes: Informer<V1Node>;
   /** Counts and records every unit job the agent runs. */
   readonly systemd: Systemd;
-  readonly recorder: EventRecorder;
+  readonly recorder: EventSink;
   readonly log: Logger;
   readonly metrics: RuntimeMetrics;
   readonly agentMetrics: AgentMetrics;

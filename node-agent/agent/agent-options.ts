@@ -45,7 +45,8 @@ export interface AgentOptions {
   readonly driftCheckIntervalMs?: number;
   /**
    * Least disruption (docs/least-disruption.md): unit commands as the decision for this policy
-   * picks them. Absent: every changed unit restarts, as upstream.
+   * picks them. Absent: every changed unit restarts, as upstream (`--disruption-policy none`);
+   * `run` passes the built-in rules unless told otherwise (cli/disruption-policy-flag.ts).
    */
   readonly disruptionPolicy?: DisruptionPolicy;
   /**

@@ -7,7 +7,6 @@
  */
 import { setMaxListeners } from 'node:events';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { EventRecorder } from '../../runtime/events.js';
 import { pingCheck, type RunningServer, serveEndpoints } from '../../runtime/http-endpoints.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -18,9 +17,11 @@ import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { ownNode } from '../controllers/agent-informers.js';
 import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
+import { CONTROLLER_NAME as OSC_CONTROLLER_NAME } from '../controllers/operatingsystemconfig/add.js';
 import { identityNodeName } from '../identity/identity-name.js';
 import { addAgentControllers } from './add-controllers.js';
 import type { AgentOptions } from './agent-options.js';
+import { nodeEventSink } from './event-sinks.js';
 import { healthProbes } from './health-probes.js';
 import { agentCredentials, hostName, nodeNameByHostName, usesNodeIdentity } from './rest-config.js';
 import { recordingUnitEvents } from './unit-events.js';
@@ -72,7 +73,17 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const ownMetrics = agentMetrics(registry);
   const cache = new ClusterCache({ name: 'node-agent', http, log, metrics });
   const nodes = ownNode(cache, nodeName, host);
-  const recorder = new EventRecorder({ http, component: 'gardener-node-agent', host: nodeName ?? host, log });
+  // the OSC controller's events, and every unit job the agent runs (upstream records those with the
+  // recorder of the controller that asked: ours are the OSC controller's)
+  const recorder = nodeEventSink({
+    contract: o.contract,
+    http,
+    component: 'gardener-node-agent',
+    controller: OSC_CONTROLLER_NAME,
+    nodeOrHost: nodeName ?? host,
+    hostName: host,
+    log,
+  });
   // every unit job the agent runs is counted and recorded on its Node, as upstream's dbus layer does
   const systemd = recordingUnitEvents(
     countingRestarts(o.systemd, ownMetrics),

@@ -8,8 +8,8 @@
  * node then): the call goes through without an event.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { EventRecorder } from '../../runtime/events.js';
-import type { Systemd } from '../systemd/systemd.js';
+import type { EventSink } from '../../runtime/events.js';
+import { type Systemd, systemdQueries } from '../systemd/systemd.js';
 
 type JobOp = 'start' | 'stop' | 'restart' | 'reload';
 
@@ -23,7 +23,7 @@ const REASON: Record<JobOp, string> = {
 
 export function recordingUnitEvents(
   systemd: Systemd,
-  events: Pick<EventRecorder, 'event'>,
+  events: EventSink,
   node: () => V1Node | undefined,
 ): Systemd {
   const job = async (op: JobOp, unit: string): Promise<void> => {
@@ -36,7 +36,7 @@ export function recordingUnitEvents(
         name: current.metadata.name,
         uid: current.metadata.uid,
       };
-      void events.event(object, type, REASON[op], message);
+      void events.event(object, type, REASON[op], message, op);
     };
     try {
       await systemd[op](unit);
@@ -47,10 +47,7 @@ export function recordingUnitEvents(
     record('Normal', `processed ${op} of unit ${unit}`);
   };
   return {
-    unitStatus: (unit) => systemd.unitStatus(unit),
-    // drift detection asks it for enablement and masking; without it the running agent saw
-    // neither (test/real-node/drift.test.ts: a `systemctl disable` went unnoticed)
-    ...(systemd.unitFileState && { unitFileState: (unit: string) => systemd.unitFileState!(unit) }),
+    ...systemdQueries(systemd),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

@@ -1,81 +1,37 @@
-/**
- * One apply: the next OSC against the last applied one, on a host root (gardener v1.91.4
- * pkg/nodeagent/controller/operatingsystemconfig/reconciler.go). Prepare, then commit: nothing is
- * written before everything knowable is known.
- *
- *  1. Reject a bad OSC as a whole before anything is written (schema, base64, image paths, paths
- *     that cannot all be written).
- *  2. Plan: resume the persisted plan of the same OSC if there is one, else diff against
- *     last-applied-osc.yaml (an interrupted plan of another OSC widens the diff).
- *  3. Prepare (prepare.ts): check the node's tree for what the plan writes (symlink escapes, a file
- *     where a directory must be), pull and stage every file taken from an image.
- *  4. Persist the plan, then run its steps in order, checking each off in the progress file.
- *     A failing unit command does not stop the others (all are attempted, errors aggregated);
- *     any other failing step stops the apply. Unfinished steps stay in the progress file and the
- *     next apply of the same OSC resumes exactly there. A restart or stop cut off by a crash is
- *     repeated only if systemd shows it did not happen (unit-command-once.ts).
- *  5. Write last-applied-osc.yaml (0600; the exact bytes, or for a v1.150.0 OSC re-encoded as
- *     upstream's agent writes it: last-applied.ts), then remove the progress file.
- *
- * The signal is checked before every step and passed to image pulls: a cancelled apply stops at
- * a step boundary, with its progress saved for the next one.
- */
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import {
-  decodeOperatingSystemConfig,
-  type OperatingSystemConfig,
-  sha256Hex,
-  ValidationError,
-} from '../../api/index.js';
+import type { OperatingSystemConfig } from '../../api/index.js';
 import { type Logger, silentLogger } from '../../runtime/logging.js';
-import { computeContainerdConfig, writeContainerdConfig } from '../containerd/containerd-config-file.js';
-import { withContainerdEnvDropIn } from '../containerd/containerd-env-drop-in.js';
-import { containerdConfigChanged, withContainerdRestart } from '../containerd/containerd-restart.js';
+import { writeContainerdConfig } from '../containerd/containerd-config-file.js';
 import type { ContainerdTool } from '../containerd/containerd-tool.js';
 import {
-  checkRegistryUpstreams,
   probeAndWriteRegistries,
   removeDroppedRegistries,
   writeRegistries,
 } from '../containerd/registry-files.js';
-import { registryChanges } from '../containerd/registry-hosts.js';
 import type { RegistryProbeOptions } from '../containerd/registry-probe.js';
-import { InPlaceUpdateUnsupportedError, missingInPlaceCapabilities } from '../inplace/in-place-refusal.js';
-import { computePlan } from '../planner/compute-plan.js';
 import type { DisruptionPolicy } from '../planner/disruption-policy.js';
 import type { DriftDecision } from '../planner/drift-policy.js';
-import { withDriftRepairs } from '../planner/drift-repair.js';
-import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js';
 import { isEmptyPlan, type Plan } from '../planner/plan.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { ApplyBarrier } from './apply-barrier.js';
 import { withApplyLock } from './apply-lock.js';
-import { refreshFromNode } from './drift-refresh.js';
+import { startingPoint } from './apply-start.js';
 import { executeStep, type StepContext } from './execute-step.js';
-import { oscForHost } from './files-for-host.js';
-import { HostRoot } from './host-root.js';
-import {
-  decodeLastApplied,
-  lastAppliedTextFor,
-  readLastAppliedText,
-  writeLastApplied,
-} from './last-applied.js';
+import type { HostRoot } from './host-root.js';
+import { writeLastApplied } from './last-applied.js';
 import type { NodeDrain } from './node-drain.js';
 import { prepareApply, removeStaleStaging } from './prepare.js';
 import {
   type InFlightCommand,
   type Progress,
   type ProgressFile,
-  readProgress,
   removeProgress,
   writeProgress,
 } from './progress-file.js';
 import { ProgressJournal } from './progress-journal.js';
 import { isUnitCommand, planSteps, type Step, stepId } from './steps.js';
 import { commandOf, runCommandOnce } from './unit-command-once.js';
-import { oscContentProblems } from './validate-osc.js';
 
 export interface ApplyOptions {
   readonly root: string;
@@ -148,49 +104,6 @@ export class ApplyError extends Error {
   }
 }
 
-function decodeNext(text: string, decodedByCaller: OperatingSystemConfig | undefined): OperatingSystemConfig {
-  let osc = decodedByCaller;
-  if (!osc) {
-    const decoded = decodeOperatingSystemConfig(text);
-    if (!decoded.ok) throw new ValidationError('OperatingSystemConfig', decoded.errors);
-    osc = decoded.value;
-  }
-  const problems = oscContentProblems(osc);
-  if (problems.length > 0) throw new ValidationError('OperatingSystemConfig', problems);
-  return osc;
-}
-
-async function previousOsc(host: HostRoot, logger: Logger) {
-  const text = await readLastAppliedText(host);
-  if (text === undefined) return { text, osc: undefined };
-  const decoded = decodeLastApplied(text);
-  if ('osc' in decoded) return { text, osc: decoded.osc };
-  // Upstream retries forever here; treating the node as unknown (apply everything) heals it.
-  logger.error({ problem: decoded.problem }, 'Last applied OSC is unreadable, applying everything');
-  return { text, osc: undefined };
-}
-
-async function interruptedProgress(host: HostRoot, logger: Logger): Promise<Progress | undefined> {
-  try {
-    return await readProgress(host);
-  } catch (e) {
-    logger.error({ err: e }, 'Ignoring unreadable apply progress file');
-    return undefined;
-  }
-}
-
-function planFor(
-  previous: OperatingSystemConfig | undefined,
-  next: OperatingSystemConfig,
-  interrupted: Plan | undefined,
-  policy: DisruptionPolicy | undefined,
-): Plan {
-  const options = interrupted ? { interrupted } : {};
-  return policy
-    ? computeLeastDisruptionPlan(previous, next, { ...options, policy })
-    : computePlan(previous, next, options);
-}
-
 const DRAIN_STEPS: ReadonlySet<Step['op']> = new Set([
   'cordon-node',
   'evict-pods',
@@ -215,48 +128,11 @@ async function applyNow(options: ApplyOptions): Promise<ApplyResult> {
     }
     await options.barrier?.(where, options.signal);
   };
-  const next = decodeNext(options.oscText, options.osc);
-  const hostName = options.hostName ?? hostname().toLowerCase();
-  const agentPath = options.agentPath ?? process.env.PATH ?? '';
-  const nextHere = withContainerdEnvDropIn(oscForHost(next, hostName), agentPath);
-  const host = new HostRoot(options.root);
-  const checksum = sha256Hex(options.oscText);
-  const lastText = lastAppliedTextFor(options.oscText, next, agentPath);
-  // decoding the re-encoded text is not taken for granted to give `next` back
-  const lastOsc = lastText === options.oscText ? next : undefined;
-
-  const previous = await previousOsc(host, logger);
-  const progress = await interruptedProgress(host, logger);
-  const resumed = progress?.oscChecksum === checksum;
-  const previousHere = previous.osc && withContainerdEnvDropIn(oscForHost(previous.osc, hostName), agentPath);
-  const missing = missingInPlaceCapabilities(previousHere, nextHere);
-  if (missing.length > 0) throw new InPlaceUpdateUnsupportedError(missing);
-  const containerdConfig = await computeContainerdConfig(host, nextHere, options.containerd, options.signal);
-  const registries = registryChanges(previousHere, nextHere);
-  checkRegistryUpstreams(registries);
-  const refresh =
-    options.drift && previousHere && !resumed
-      ? await refreshFromNode({
-          host,
-          previous: previousHere,
-          systemd: options.systemd,
-          rules: options.disruptionPolicy?.drift,
-          recordAdoptions: true,
-          repair: options.drift === 'repair',
-        })
-      : undefined;
-  const plan = resumed
-    ? progress.plan
-    : withContainerdRestart(
-        withDriftRepairs(
-          planFor(refresh?.observed ?? previousHere, nextHere, progress?.plan, options.disruptionPolicy),
-          refresh?.repairs ?? [],
-          nextHere,
-        ),
-        containerdConfigChanged(previousHere, nextHere),
-      );
+  const start = await startingPoint(options, logger);
+  const { host, checksum, nextHere, previous, progress, resumed, plan, refresh } = start;
+  const { containerdConfig, registries, lastText, lastOsc } = start;
   const steps = planSteps(plan);
-  const completed = new Set(resumed ? progress.completed : []);
+  const completed = new Set(resumed && progress ? progress.completed : []);
   const result = (
     outcome: ApplyOutcome,
     stepsRun: number,
@@ -308,7 +184,7 @@ async function applyNow(options: ApplyOptions): Promise<ApplyResult> {
     resumed,
   );
   const commands = {
-    interrupted: resumed ? progress.inFlight : [],
+    interrupted: resumed && progress ? progress.inFlight : [],
     record: async (intent: InFlightCommand) => {
       await journal.intent(intent);
       await crash(`intent ${intent.step}`);

@@ -20,7 +20,7 @@ import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
 import { systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
-import { disruptionPolicyFrom, disruptionPolicyOption } from './disruption-policy-flag.js';
+import { agentDisruptionPolicy, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
 import { readDocument } from './read-osc.js';
 
@@ -73,7 +73,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .action(async (flags: ApplyFlags) => {
       const root = checkedRoot(flags.root, io.env);
       const oscText = readDocument('--osc', flags.osc, io.readStdin);
-      const disruptionPolicy = disruptionPolicyFrom(flags.disruptionPolicy, io.readStdin);
+      const disruptionPolicy = agentDisruptionPolicy(flags.disruptionPolicy, root, io.readStdin);
       const logger = createLogger({
         name: 'gardener-node-agent',
         level: flags.logLevel,

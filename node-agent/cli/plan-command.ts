@@ -34,7 +34,11 @@ import { computeLeastDisruptionPlan } from '../planner/least-disruption-plan.js'
 import type { Plan } from '../planner/plan.js';
 import { systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
-import { disruptionPolicyFrom, disruptionPolicyOption } from './disruption-policy-flag.js';
+import {
+  agentDisruptionPolicy,
+  disruptionPolicyFrom,
+  disruptionPolicyOption,
+} from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
 import { decodeOscText, readOsc } from './read-osc.js';
 
@@ -87,7 +91,11 @@ export async function planCommand(flags: PlanFlags, io: CliIo): Promise<void> {
       "--previous and --root exclude each other: --root reads the node's last applied OSC",
     );
   const next = readOsc('--next', flags.next, io.readStdin);
-  const policy = disruptionPolicyFrom(flags.disruptionPolicy, io.readStdin);
+  // with --root the node's policy file counts, as for `apply` to that root
+  const policy =
+    flags.root === undefined
+      ? disruptionPolicyFrom(flags.disruptionPolicy, io.readStdin)
+      : agentDisruptionPolicy(flags.disruptionPolicy, checkedRoot(flags.root, io.env), io.readStdin);
   const node = await readNode(flags, policy, io);
   const previous =
     flags.previous === undefined ? node.previous : readOsc('--previous', flags.previous, io.readStdin);

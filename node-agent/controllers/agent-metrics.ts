@@ -9,7 +9,7 @@ import { type Clock, realClock } from '../../runtime/clock.js';
 import type { ApplyResult } from '../applier/apply-osc.js';
 import { HostRoot } from '../applier/host-root.js';
 import { avoidedRestarts } from '../planner/restarts-avoided.js';
-import type { Systemd } from '../systemd/systemd.js';
+import { type Systemd, systemdQueries } from '../systemd/systemd.js';
 import { jwtExpirySeconds } from './token/jwt-expiry.js';
 
 export type OscApplyResultLabel = 'applied' | 'up_to_date' | 'self_restart' | 'error';
@@ -159,9 +159,7 @@ export async function observeOscApply(
 /** The same Systemd, counting each successful restart by unit, whoever asked for it. */
 export function countingRestarts(systemd: Systemd, metrics: AgentMetrics): Systemd {
   return {
-    unitStatus: (unit) => systemd.unitStatus(unit),
-    // drift detection's enablement and masking (test/real-node/drift.test.ts)
-    ...(systemd.unitFileState && { unitFileState: (unit: string) => systemd.unitFileState!(unit) }),
+    ...systemdQueries(systemd),
     daemonReload: () => systemd.daemonReload(),
     enable: (units) => systemd.enable(units),
     disable: (units) => systemd.disable(units),

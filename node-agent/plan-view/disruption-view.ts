@@ -6,6 +6,7 @@
 
 import type { DisruptionCause, UnitDisruption } from '../planner/decide-disruption.js';
 import { rankOf } from '../planner/disruption-action.js';
+import { notReadyEstimate, notReadyText } from './not-ready-costs.js';
 import type {
   DisruptionCauseView,
   DisruptionSumView,
@@ -59,6 +60,7 @@ export function disruptionLine(name: string, d: UnitDisruptionView): string {
 export function disruptionSum(decisions: readonly UnitDisruption[]): DisruptionSumView {
   const count = (test: (d: UnitDisruption) => boolean) => decisions.filter(test).length;
   const avoided = (d: UnitDisruption) => d.baseline === 'Restart' && rankOf(d.action) < rankOf('Restart');
+  const notReady = notReadyEstimate(decisions);
   return {
     restarts: count((d) => d.action === 'Restart'),
     reloads: count((d) => d.action === 'Reload'),
@@ -67,6 +69,8 @@ export function disruptionSum(decisions: readonly UnitDisruption[]): DisruptionS
     unaffected: count((d) => rankOf(d.action) < rankOf('Reload')),
     restartsAvoided: count(avoided),
     restartsReplacedByReload: count((d) => avoided(d) && d.action === 'Reload'),
+    kubeletRestarts: notReady.kubeletRestarts,
+    notReadySecondsPerNode: notReady.notReadySecondsPerNode,
   };
 }
 
@@ -74,5 +78,5 @@ export function disruptionSumText(sum: DisruptionSumView): string {
   const parts = [`${sum.restarts} restarts`, `${sum.reloads} reloads`, `${sum.drains} drains`];
   if (sum.reboots > 0) parts.push(`${sum.reboots} reboots`);
   parts.push(`${sum.restartsAvoided} restarts avoided`);
-  return parts.join(', ');
+  return `${parts.join(', ')}; ${notReadyText(sum)}`;
 }

@@ -20,7 +20,8 @@ function header(pool: PoolView): string {
 }
 
 function disruptionLines(unit: UnitView, d: UnitDisruptionView, withDiff: boolean): string[] {
-  const lines = [`    ${d.action.padEnd(13)}${unit.name}`];
+  // padded as a column, but never glued to the name (DrainAndRestart is longer than the column)
+  const lines = [`    ${d.action.padEnd(12)} ${unit.name}`];
   for (const cause of d.causes) {
     const text = causeText(cause);
     const why = text.includes(cause.why) ? '' : `, ${cause.why}`;

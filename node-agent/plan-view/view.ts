@@ -49,6 +49,10 @@ export interface DisruptionSumView {
   readonly restartsAvoided: number;
   /** Of those, the ones a reload replaces. */
   readonly restartsReplacedByReload: number;
+  /** `Restart` or `DrainAndRestart` of kubelet.service (0 or 1 on a node). */
+  readonly kubeletRestarts: number;
+  /** What each node of the pool is expected to be NotReady, from measured costs (not-ready-costs.ts). */
+  readonly notReadySecondsPerNode: number;
 }
 
 export interface FileView {

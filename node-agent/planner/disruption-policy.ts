@@ -37,13 +37,19 @@ export interface DisruptionPolicy {
 
 export const EMPTY_POLICY: DisruptionPolicy = { paths: [], units: [] };
 
-/** The value of `--disruption-policy` that means the built-in rules alone. */
+/** The value of `--disruption-policy` that means the built-in rules alone: the default. */
 export const DEFAULTS_ONLY = 'defaults';
 
+/**
+ * The value of `--disruption-policy` that means no policy: every unit whose content changed
+ * restarts, exactly as upstream's agent does (docs/compatibility.md N33).
+ */
+export const NO_POLICY = 'none';
+
 /** `--disruption-policy` of both CLIs' `plan` and of the agent's `run` and `apply`. */
-export const DISRUPTION_POLICY_FLAG = '--disruption-policy <file>';
+export const DISRUPTION_POLICY_FLAG = '--disruption-policy <defaults|none|file>';
 export const DISRUPTION_POLICY_FLAG_HELP =
-  'least disruption (docs/least-disruption.md): "defaults" for the built-in rules, or a DisruptionPolicy file whose rules come first (default: restart every changed unit, as upstream)';
+  'least disruption (docs/least-disruption.md): "defaults" for the built-in rules (the default), a DisruptionPolicy file whose rules come first, or "none" to restart every changed unit, exactly as upstream';
 
 function globToRegExp(glob: string): RegExp {
   let source = '';

@@ -15,6 +15,7 @@ import type { Logger } from '../../runtime/logging.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { failureText, runCommand } from '../process/run-command.js';
 import type { Systemd } from './systemd.js';
+import { parseUnitActivity, UNIT_ACTIVITY_PROPERTIES, type UnitActivity } from './unit-activity.js';
 import { parseUnitStatus, UNIT_STATUS_PROPERTIES, type UnitStatus } from './unit-status.js';
 
 export const DEFAULT_JOB_WAIT_MS = 10_000;
@@ -55,6 +56,15 @@ export class SystemctlSystemd implements Systemd {
       throw new Error(`unable to read unit ${unit}: no answer within ${this.callTimeoutMs} ms`);
     if (result.exitCode !== 0) throw new Error(`unable to read unit ${unit}: ${failureText(result)}`);
     return parseUnitStatus(result.stdout);
+  }
+
+  async unitActivity(unit: string): Promise<UnitActivity> {
+    const args = ['show', `--property=${UNIT_ACTIVITY_PROPERTIES.join(',')}`, '--', unit];
+    const result = await this.run(args, this.callTimeoutMs);
+    if (result.timedOut)
+      throw new Error(`unable to read unit ${unit}: no answer within ${this.callTimeoutMs} ms`);
+    if (result.exitCode !== 0) throw new Error(`unable to read unit ${unit}: ${failureText(result)}`);
+    return parseUnitActivity(result.stdout);
   }
 
   /** `is-enabled` exits non-zero for disabled or masked units; its output is the answer either way. */

@@ -1,3 +1,4 @@
+import type { UnitActivity } from './unit-activity.js';
 import type { UnitStatus } from './unit-status.js';
 
 /**
@@ -26,6 +27,27 @@ export interface Systemd {
    * only where the backend can tell.
    */
   unitFileState?(unit: string): Promise<string>;
+  /**
+   * When the unit last changed state and which units trigger it: what the `SystemdUnitsReady`
+   * check needs beyond `unitStatus` (controllers/systemdunitcheck/). Optional: without it a unit
+   * changed state just now and nothing triggers it.
+   */
+  unitActivity?(unit: string): Promise<UnitActivity>;
+}
+
+/**
+ * The read-only queries of `systemd`, passed through unchanged: what a wrapper that only observes
+ * jobs (events, metrics) spreads into its own Systemd, so an optional query is never lost on the
+ * way (drift detection reads `unitFileState` through both of the agent's wrappers).
+ */
+export function systemdQueries(
+  systemd: Systemd,
+): Pick<Systemd, 'unitStatus' | 'unitFileState' | 'unitActivity'> {
+  return {
+    unitStatus: (unit) => systemd.unitStatus(unit),
+    ...(systemd.unitFileState ? { unitFileState: (unit: string) => systemd.unitFileState!(unit) } : {}),
+    ...(systemd.unitActivity ? { unitActivity: (unit: string) => systemd.unitActivity!(unit) } : {}),
+  };
 }
 
 export type SystemdUnitOp = 'enable' | 'disable' | 'start' | 'stop' | 'restart' | 'reload';

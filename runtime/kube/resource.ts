@@ -35,6 +35,7 @@ export const RESOURCE = {
   configMap: resource('v1', 'ConfigMap', 'configmaps', true),
   serviceAccount: resource('v1', 'ServiceAccount', 'serviceaccounts', true),
   event: resource('v1', 'Event', 'events', true),
+  eventV1: resource('events.k8s.io/v1', 'Event', 'events', true),
   lease: resource('coordination.k8s.io/v1', 'Lease', 'leases', true),
   role: resource('rbac.authorization.k8s.io/v1', 'Role', 'roles', true),
   roleBinding: resource('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true),

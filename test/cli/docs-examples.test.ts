@@ -42,12 +42,12 @@ describe('README and docs: the examples they show', function () {
       expect(read(doc), doc).to.contain(`$ gardener-osc ${argv.join(' ')}`);
     const r = await runMain(argv.map((a) => (a.startsWith('examples/') ? join(ROOT, a) : a)));
     expect(r.code).to.equal(0);
-    expect(r.stdout).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change.txt'), 'utf8'));
+    expect(r.stdout).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change-defaults.txt'), 'utf8'));
   });
 
   it("docs/plan.md's JSON example is the golden snapshot of that plan", () => {
     const block = /```json\n([\s\S]*?)```/.exec(read('docs/plan.md'))?.[1];
-    expect(block).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change.json'), 'utf8'));
+    expect(block).to.equal(readFileSync(join(GOLDEN_DIR, 'plan/kubelet-change-defaults.json'), 'utf8'));
   });
 });
 

@@ -62,7 +62,7 @@ describe('gardener-osc plan (command line)', function () {
     );
     expect(r.code).to.equal(0);
     expect(r.stdout.split('\n')[1]).to.equal(
-      'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
+      'gpu-worker: kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
     );
   });
 

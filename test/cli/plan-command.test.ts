@@ -11,6 +11,7 @@ import { ANNOTATION, parseYaml, stringifyYaml } from '../../api/index.js';
 import { poolOscs } from '../../cli/plan/pool-oscs.js';
 import { DEFAULT_NOW, EXAMPLE_CLUSTER, EXAMPLE_VALUES, render } from '../../cli/render-command.js';
 import type { PlanView, PoolView } from '../../node-agent/plan-view/index.js';
+import { EMPTY_POLICY } from '../../node-agent/planner/disruption-policy.js';
 import { expectGolden } from '../golden.js';
 import { runCli } from '../node-agent/support/cli-run.js';
 import { example, gpuMaxPods, plan, pool, summaries, values, worker } from './plan-fixtures.js';
@@ -112,6 +113,16 @@ describe('gardener-osc plan', function () {
         'cpu-worker: restart systemd-sysctl.service ← /etc/sysctl.d/99-k8s-general.conf (net.ipv4.tcp_keepalive_time 300 → 600)',
       );
       expect(pool(view, 'cpu-worker').units.map((u) => u.name)).to.deep.equal(['systemd-sysctl.service']);
+      // least disruption, as agents run by default: the same unit, with the rule's reason
+      const least = plan(next, values(), EMPTY_POLICY).view;
+      expect(summaries(least)[0]).to.equal(
+        'cpu-worker: systemd-sysctl.service: Restart ← /etc/sysctl.d/99-k8s-general.conf (net.ipv4.tcp_keepalive_time 300 → 600)',
+      );
+      expect(pool(least, 'cpu-worker').disruption).to.deep.include({
+        restarts: 1,
+        kubeletRestarts: 0,
+        notReadySecondsPerNode: 0,
+      });
       expect(pool(view, 'cpu-worker').files[0]!.diff).to.contain(
         '-net.ipv4.tcp_keepalive_time = 300\n+net.ipv4.tcp_keepalive_time = 600\n',
       );
@@ -123,6 +134,9 @@ describe('gardener-osc plan', function () {
         nodeAgent: 'europe-docker.pkg.dev/gardener-project/releases/gardener/node-agent:v1.92.0',
       };
       const { view } = plan(example(), nextValues);
+      // the agent's own restart is never a least-disruption decision: the same plan by default
+      const least = plan(example(), nextValues, EMPTY_POLICY).view;
+      expect(summaries(least)).to.deep.equal(summaries(view));
       for (const p of view.pools) {
         expect(p.nodeAgentRestart, p.name).to.equal(true);
         expect(p.summary).to.match(
@@ -188,11 +202,11 @@ describe('gardener-osc plan', function () {
         rollout: _rollout,
         secret: _secret,
         ...fleet
-      } = JSON.parse(JSON.stringify(pool(plan(next).view, 'gpu-worker'))) as PoolView;
+      } = JSON.parse(JSON.stringify(pool(plan(next, values(), EMPTY_POLICY).view, 'gpu-worker'))) as PoolView;
       expect(nodeView.pools).to.deep.equal([fleet]);
     });
 
-    it('the JSON form has the documented shape (golden: test/golden/plan/kubelet-change.json)', async () => {
+    it('the JSON form has the documented shape (golden: test/golden/plan/kubelet-change-defaults.json)', async () => {
       const r = await runMain([
         'plan',
         '--cluster',
@@ -205,14 +219,30 @@ describe('gardener-osc plan', function () {
         'json',
       ]);
       expect(r.code).to.equal(0);
-      expectGolden('plan/kubelet-change.json', r.stdout);
+      expectGolden('plan/kubelet-change-defaults.json', r.stdout);
+      // `none`: the agents restart every changed unit, as upstream's; no disruption sums
+      const none = await runMain([
+        'plan',
+        '--cluster',
+        EXAMPLE_CLUSTER,
+        '--next',
+        file('n.yaml', gpuMaxPods()),
+        '--values',
+        EXAMPLE_VALUES,
+        '-o',
+        'json',
+        '--disruption-policy',
+        'none',
+      ]);
+      expect(none.code).to.equal(0);
+      expectGolden('plan/kubelet-change.json', none.stdout);
       const json = JSON.parse(r.stdout) as { pools: Record<string, unknown>[] };
       for (const p of json.pools) {
         expect(p).to.include.keys('name', 'changed', 'checksum', 'units', 'files', 'summary', 'change');
         expect(p.checksum).to.include.keys('from', 'to');
       }
       const gpu = json.pools[1] as { units: Record<string, unknown>[]; files: Record<string, unknown>[] };
-      expect(gpu.units[0]).to.have.keys('name', 'action', 'reasons');
+      expect(gpu.units[0]).to.have.keys('name', 'action', 'reasons', 'disruption');
       expect(gpu.files[0]).to.include.keys('path', 'change', 'diff', 'mode', 'summary');
       const yaml = await runMain([
         'plan',
@@ -239,7 +269,7 @@ describe('gardener-osc plan', function () {
         EXAMPLE_VALUES,
       ]);
       expect(r.code).to.equal(0);
-      expectGolden('plan/kubelet-change.txt', r.stdout);
+      expectGolden('plan/kubelet-change-defaults.txt', r.stdout);
       for (const doc of ['README.md', 'docs/plan.md'])
         expect(
           readFileSync(join(import.meta.dirname, '../..', doc), 'utf8'),
@@ -247,9 +277,28 @@ describe('gardener-osc plan', function () {
         ).to.contain(r.stdout);
       expect(r.stdout.split('\n').slice(0, 3)).to.deep.equal([
         'cpu-worker: unchanged',
-        'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
+        'gpu-worker: kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
         'arm-worker: unchanged',
       ]);
+      expect(r.stdout).to.contain(
+        '  disruption: 1 restarts, 0 reloads, 0 drains, 0 restarts avoided; expected NotReady 0 s per node (1 kubelet restarts × 0 s)\n',
+      );
+      const none = await runMain([
+        'plan',
+        '--cluster',
+        EXAMPLE_CLUSTER,
+        '--next',
+        file('n.yaml', gpuMaxPods()),
+        '--values',
+        EXAMPLE_VALUES,
+        '--disruption-policy',
+        'none',
+      ]);
+      expect(none.code).to.equal(0);
+      expectGolden('plan/kubelet-change.txt', none.stdout);
+      expect(none.stdout.split('\n')[1]).to.equal(
+        'gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
+      );
     });
   });
 });

@@ -4,6 +4,7 @@ import { parseYaml } from '../../api/index.js';
 import { planSources } from '../../cli/plan-command.js';
 import { EXAMPLE_CLUSTER, EXAMPLE_VALUES } from '../../cli/render-command.js';
 import type { PlanView, PoolView } from '../../node-agent/plan-view/index.js';
+import type { DisruptionPolicy } from '../../node-agent/planner/disruption-policy.js';
 
 export interface Worker {
   name: string;
@@ -23,13 +24,16 @@ export const values = () => parseYaml(VALUES_TEXT) as Record<string, unknown>;
 export const worker = (c: ClusterDoc, name: string) =>
   c.spec.shoot.spec.provider.workers.find((w) => w.name === name)!;
 
+/** Without a policy: every changed unit restarts, as `--disruption-policy none`. */
 export function plan(
   next: ClusterDoc,
   nextValues: unknown = values(),
+  disruptionPolicy?: DisruptionPolicy,
 ): { view: PlanView; warnings: string[] } {
   return planSources({
     current: { cluster: example(), clusterName: 'cluster a', values: values(), valuesName: 'values' },
     next: { cluster: next, clusterName: 'cluster b', values: nextValues, valuesName: 'values' },
+    ...(disruptionPolicy ? { disruptionPolicy } : {}),
   });
 }
 

@@ -189,9 +189,9 @@ describe('e2e: the demo scenario with 5 nodes', function () {
     rollout = await rollOutKubeletChange(run);
     const plan = run.timeline.filter((e) => e.phase === 'rollout' && e.text.startsWith('plan: '));
     expect(plan.map((e) => e.text)).to.deep.equal([
-      'plan: cpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
-      'plan: gpu-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
-      'plan: arm-worker: restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
+      'plan: cpu-worker: kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
+      'plan: gpu-worker: kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 64 → 74)',
+      'plan: arm-worker: kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
     ]);
   });
 

@@ -3,7 +3,7 @@
  * ready, keeps its lease, and stops with exit 0 on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -102,11 +102,22 @@ describe('gardener-node-agent run against a real API server', function () {
       return node.metadata?.annotations?.['checksum/cloud-config-data'] === sha256Hex(yaml);
     });
     expect(readFileSync(join(root, 'example/file'), 'utf8')).to.equal('file1');
+    // the v1.91.4 contract: core/v1 events of the agent's component, no SystemdUnitsReady
+    const applied = await eventually('the OSCApplied event', async () =>
+      (await core.listNamespacedEvent({ namespace: 'default' })).items.find(
+        (e) => e.involvedObject.name === nodeName && e.reason === 'OSCApplied',
+      ),
+    );
+    expect(applied.source?.component).to.equal('gardener-node-agent');
+    expect(applied.action).to.equal(undefined);
+    const conditions = (await core.readNode({ name: nodeName })).status?.conditions ?? [];
+    expect(conditions.map((c) => c.type)).to.not.include('SystemdUnitsReady');
     expect(readFileSync(record, 'utf8')).to.contain('{"op":"restart","unit":"unit1"}');
     await eventually(
       'the extra token file',
       () => readFileSync(join(root, 'var/lib/extra/token'), 'utf8') === 't0k3n',
     );
+    expect(statSync(join(root, 'var/lib/extra/token')).mode & 0o7777).to.equal(0o600);
     const coordination = env.kubeConfig.makeApiClient(CoordinationV1Api);
     await eventually('the lease', async () =>
       Boolean(

@@ -8,7 +8,7 @@
  * rollout is halted on it (repair-permission.ts): then it reports only.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { EventRecorder } from '../../../runtime/events.js';
+import type { EventSink } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
 import { type Logger, silentLogger } from '../../../runtime/logging.js';
@@ -35,6 +35,8 @@ export const DRIFT_EVENT_REASON = {
   drift: 'ConfigurationDrift',
   repaired: 'ConfigurationDriftRepaired',
 } as const;
+/** The events.k8s.io/v1 action of drift events (ours: upstream has no drift check). */
+export const DRIFT_EVENT_ACTION = 'DriftCheck';
 
 export interface DriftMonitorOptions {
   readonly root: string;
@@ -42,7 +44,7 @@ export interface DriftMonitorOptions {
   readonly images: ImageExtractor;
   readonly node: () => V1Node | undefined;
   readonly client?: Pick<KubeClient, 'apply'>;
-  readonly recorder?: Pick<EventRecorder, 'event'>;
+  readonly recorder?: EventSink;
   readonly metrics: DriftMetrics;
   readonly disruptionPolicy?: DisruptionPolicy;
   readonly hostName: string;
@@ -228,6 +230,7 @@ export class DriftMonitor {
         'Warning',
         DRIFT_EVENT_REASON.drift,
         `${driftText(d.drift)}: ${d.action} (${d.why})`,
+        DRIFT_EVENT_ACTION,
       );
     if (outcome.repaired && fresh.length > 0)
       await this.o.recorder?.event(
@@ -235,6 +238,7 @@ export class DriftMonitor {
         'Normal',
         DRIFT_EVENT_REASON.repaired,
         `repaired ${fresh.length} drift(s)`,
+        DRIFT_EVENT_ACTION,
       );
     const previous = node.status?.conditions?.find((c) => c.type === DRIFT_CONDITION_TYPE);
     const condition = driftCondition(outcome, new Date((this.o.now ?? Date.now)()), previous);

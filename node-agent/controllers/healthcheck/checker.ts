@@ -6,7 +6,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
 import type { Clock } from '../../../runtime/clock.js';
-import type { EventObject, EventRecorder, EventType } from '../../../runtime/events.js';
+import type { EventObject, EventSink, EventType } from '../../../runtime/events.js';
 import type { Logger } from '../../../runtime/logging.js';
 import type { Systemd } from '../../systemd/systemd.js';
 
@@ -17,7 +17,10 @@ export interface HealthChecker {
   check(node: V1Node | undefined, signal: AbortSignal): Promise<void>;
 }
 
-export type NodeEvents = Pick<EventRecorder, 'event'>;
+export type NodeEvents = EventSink;
+
+/** The events.k8s.io/v1 action (gardener v1.150.0 pkg/apis/core/v1beta1 `EventActionHealthCheck`). */
+export const HEALTH_CHECK_ACTION = 'HealthCheck';
 
 export interface HealthCheckMetrics {
   readonly healthCheckFailures: Counter<'component'>;
@@ -45,5 +48,5 @@ export function nodeEvent(
   reason: string,
   message: string,
 ): void {
-  if (node?.metadata?.name) void deps.events.event(nodeRef(node), type, reason, message);
+  if (node?.metadata?.name) void deps.events.event(nodeRef(node), type, reason, message, HEALTH_CHECK_ACTION);
 }

@@ -15,7 +15,7 @@ import {
   PERMITTED_CHECKSUM_ANNOTATION,
 } from '../../../api/index.js';
 import { newController } from '../../../runtime/controller-builder.js';
-import type { EventRecorder } from '../../../runtime/events.js';
+import type { EventSink } from '../../../runtime/events.js';
 import type { ClusterCache } from '../../../runtime/kube/cluster-cache.js';
 import type { Informer } from '../../../runtime/kube/informer.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
@@ -53,7 +53,7 @@ export interface OscControllerOptions {
   readonly root: string;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
-  readonly recorder: EventRecorder;
+  readonly recorder: EventSink;
   readonly restartSelf: () => void;
   readonly log?: Logger;
   readonly metrics?: RuntimeMetrics;

@@ -29,7 +29,7 @@ import {
   type ReconcileResult,
   ReconcileTimeoutError,
 } from '../../../runtime/controller.js';
-import type { EventRecorder } from '../../../runtime/events.js';
+import type { EventSink } from '../../../runtime/events.js';
 import type { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { RESOURCE } from '../../../runtime/kube/resource.js';
 import type { ApplyBarrier } from '../../applier/apply-barrier.js';
@@ -63,7 +63,7 @@ export interface OscReconcilerOptions {
   readonly client: KubeClient;
   readonly systemd: Systemd;
   readonly images: ImageExtractor;
-  readonly recorder: EventRecorder;
+  readonly recorder: EventSink;
   /** The secret as the informer sees it. */
   readonly secret: () => V1Secret | undefined;
   /** This node, once registered. */
@@ -215,6 +215,7 @@ export class OscReconciler {
       'Normal',
       'OSCApplied',
       'Operating system config has been applied successfully',
+      'Reconcile',
     );
     const units = await restartedUnits(result.plan, this.o.root);
     const actions = result.plan.disruption ? `; actions: ${actionsText(result.plan.disruption)}` : '';

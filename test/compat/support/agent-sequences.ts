@@ -1,8 +1,8 @@
 /**
  * The OSC sequences both node agents apply (check 3): a rendered pool through a kubelet change,
  * an OS extension's units and drop-ins coming and going, mode changes with special bits, drop-ins
- * delivered as files, and back to the OSC upstream's own secret builder writes; and a hand-written
- * OSC that leaves out what Go reads as zero values.
+ * delivered as files, and back to the OSC upstream's own secret builder writes; a hand-written
+ * OSC that leaves out what Go reads as zero values; and unit changes systemd does not act on.
  */
 import {
   type OperatingSystemConfig,
@@ -176,6 +176,21 @@ export async function agentSequences(oracle: Oracle, example: RenderCase): Promi
   // Only a file no unit lists: nothing for systemd to do.
   const fileOnly = handWrittenChanged.replace('      inline: {}', '      inline: {data: now with content}');
 
+  // Changes least disruption treats otherwise than upstream (docs/compatibility.md N33); with
+  // `--disruption-policy none` both agents restart the same units.
+  const gentle = (unit: string) =>
+    stringifyYaml({
+      apiVersion: 'extensions.gardener.cloud/v1alpha1',
+      kind: 'OperatingSystemConfig',
+      metadata: { name: 'least-disruption' },
+      spec: {
+        type: 't',
+        purpose: 'reconcile',
+        units: [{ name: 'svc.service', command: 'start', enable: true, content: unit }],
+      },
+    });
+  const SVC = '[Unit]\nDescription=a service\n[Service]\nExecStart=/bin/true\n';
+
   return [
     {
       name: 'a rendered pool through its life',
@@ -195,6 +210,17 @@ export async function agentSequences(oracle: Oracle, example: RenderCase): Promi
         { name: 'first apply', osc: handWritten },
         { name: 'changed', osc: handWrittenChanged },
         { name: 'a file no unit lists', osc: fileOnly },
+      ],
+    },
+    {
+      name: 'changes least disruption decides',
+      steps: [
+        { name: 'first apply', osc: gentle(SVC) },
+        { name: 'a comment in the unit', osc: gentle(`# a comment\n${SVC}`) },
+        {
+          name: 'only its Description',
+          osc: gentle(`# a comment\n${SVC.replace('a service', 'the service')}`),
+        },
       ],
     },
   ];

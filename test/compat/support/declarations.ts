@@ -82,7 +82,7 @@ const OUR_SCRIPTS = [
 
 const NODE_AGENT_STATE = '/var/lib/gardener-node-agent/last-applied-osc.yaml';
 
-export const DECLARATIONS: readonly Declaration[] = [
+const DECLARED: readonly Declaration[] = [
   {
     id: 'V150-2',
     check: 'render-v1.150',
@@ -307,6 +307,46 @@ export const DECLARATIONS: readonly Declaration[] = [
       );
     },
   },
+];
+
+/** The multiset `a` minus `b`. */
+function without(a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  const rest = [...a];
+  for (const x of b) {
+    const i = rest.indexOf(x);
+    if (i >= 0) rest.splice(i, 1);
+  }
+  return rest;
+}
+
+/**
+ * N33: with least disruption on (the agent's default) our calls are upstream's but for restarts of
+ * units whose change systemd would not act on; nothing else differs.
+ */
+const N33: Declaration = {
+  id: 'N33',
+  check: 'node-agent-defaults',
+  what: 'least disruption by default: no restart for a change systemd does not act on',
+  covers: (d) => {
+    if (!d.field.startsWith('systemd calls') || !Array.isArray(d.ours) || !Array.isArray(d.upstream))
+      return false;
+    if (without(d.ours, d.upstream).length > 0) return false;
+    const skipped = without(d.upstream, d.ours);
+    return skipped.length > 0 && skipped.every((c) => typeof c === 'string' && c.startsWith('restart '));
+  },
+};
+
+/**
+ * Every difference of check 3 with our `apply` at its default (`--disruption-policy defaults`):
+ * those of the exact-upstream mode (`none`), and N33.
+ */
+export const DECLARATIONS: readonly Declaration[] = [
+  ...DECLARED,
+  ...DECLARED.filter((x) => x.check === 'node-agent').map((x) => ({
+    ...x,
+    check: 'node-agent-defaults' as const,
+  })),
+  N33,
 ];
 
 export function uncovered(check: Check, found: readonly Difference[]): Difference[] {

@@ -9,6 +9,7 @@ export type Check =
   | 'validate'
   | 'render'
   | 'node-agent'
+  | 'node-agent-defaults'
   | 'node-agent-v1.150'
   | 'round-trip'
   | 'osc-secret'

@@ -2,9 +2,10 @@
  * The v1.150.0 node agents side by side: upstream v1.150.0's OSC reconciler (the gardener-oracle-150
  * `nodeAgent` op: fake client, fake D-Bus, fake containerd client, `containerd config default`
  * answered by the test, a real directory with umask 022) and our `applyOsc` (systemd in memory, the
- * same containerd double) run the same osc.yaml sequence, each on its own root. After every step
- * the file trees (path, type, mode, content: TOML bytes included), the systemd calls and the
- * self-restart decision are compared, as check 3 does for v1.91.4 (node-agent-case.ts).
+ * same containerd double, no disruption policy) run the same osc.yaml sequence, each on its own
+ * root. After every step the file trees (path, type, mode, content: TOML bytes included), the
+ * systemd calls and the self-restart decision are compared, as check 3 does for v1.91.4
+ * (node-agent-case.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,9 @@ export async function runSequenceV150(
           hostName: NODE_NAME,
           containerd: containerdTool(containerd),
           agentPath: AGENT_PATH,
+          // no policy: `--disruption-policy none`, the exact-upstream mode this strict comparison
+          // needs (the CLI's default, least disruption, differs as docs/compatibility.md N33 says)
+          disruptionPolicy: undefined,
         });
         mine = { restarts: result.nodeAgentRestartRequired };
       } catch (e) {

@@ -1,7 +1,8 @@
 /**
  * Check 3: upstream's node-agent OSC reconciler (through the oracle: fake client, its fake D-Bus, a
  * real directory with umask 022, its fake image extractor) and our `gardener-node-agent apply`
- * (through its command line, systemd recorded) run the same sequence of osc.yaml files, each on
+ * (through its command line, systemd recorded; `--disruption-policy none` unless a test asks for
+ * the default) run the same sequence of osc.yaml files, each on
  * its own root. After every step the file trees (path, type, mode, content) and the systemd calls
  * are compared.
  */
@@ -77,7 +78,19 @@ export function sameEntries(a: Map<string, string>, b: Map<string, string>): boo
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
-async function applyOurs(osc: string, root: string, images: string, record: string) {
+/**
+ * `--disruption-policy` of our `apply`: `none` is the exact-upstream mode the strict comparison
+ * needs; `defaults` (the agent's default) differs only as docs/compatibility.md N33 declares.
+ */
+export type OurDisruptionPolicy = 'none' | 'defaults';
+
+async function applyOurs(
+  osc: string,
+  root: string,
+  images: string,
+  record: string,
+  disruptionPolicy: OurDisruptionPolicy,
+) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -101,6 +114,8 @@ async function applyOurs(osc: string, root: string, images: string, record: stri
       images,
       '--log-level',
       'error',
+      '--disruption-policy',
+      disruptionPolicy,
     ],
     { stdout, stderr, env: { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' } },
   );
@@ -142,7 +157,12 @@ export function compareTrees(
   }
 }
 
-export async function runSequence(oracle: Oracle, d: Differences, sequence: AgentSequence): Promise<void> {
+export async function runSequence(
+  oracle: Oracle,
+  d: Differences,
+  sequence: AgentSequence,
+  disruptionPolicy: OurDisruptionPolicy = 'none',
+): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), 'compat-agent-'));
   try {
     const ours = join(base, 'ours');
@@ -165,7 +185,13 @@ export async function runSequence(oracle: Oracle, d: Differences, sequence: Agen
       const subject = `step ${i + 1} (${step.name})`;
       const oscFile = join(base, `step-${i + 1}.yaml`);
       writeFileSync(oscFile, step.osc);
-      const mine = await applyOurs(oscFile, ours, images, join(base, `systemd-${i + 1}.jsonl`));
+      const mine = await applyOurs(
+        oscFile,
+        ours,
+        images,
+        join(base, `systemd-${i + 1}.jsonl`),
+        disruptionPolicy,
+      );
       const [theirs] = await oracle.ask<UpstreamStep[]>('nodeAgent', {
         root: upstream,
         images: UPSTREAM_IMAGES,

@@ -106,7 +106,30 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-a', 'get another Node', node('get', 'node-b'), false, /only its own Node node-a/],
   ['node-a', 'patch another Node status', node('patch', 'node-b', 'status'), false],
   ['node-a', 'list every Node', node('list'), false],
-  ['node-a', 'proxy to its Node', node('get', 'node-a', 'proxy'), false],
+  // its kubelet's /configz through the node proxy (the in-effect check); no POST (exec, attach)
+  ['node-a', 'GET through the proxy of its Node', node('get', 'node-a', 'proxy'), true],
+  [
+    'node-a',
+    'POST through the proxy of its Node',
+    node('create', 'node-a', 'proxy'),
+    false,
+    /only get nodes\/proxy/,
+  ],
+  [
+    'node-a',
+    'GET through the proxy of another Node',
+    node('get', 'node-b', 'proxy'),
+    false,
+    /only to its own Node/,
+  ],
+  [
+    'node-a',
+    'GET through the proxy of any Node',
+    node('get', undefined, 'proxy'),
+    false,
+    /only to its own Node/,
+  ],
+  ['node-a', 'its Node configz (the kubelet asks it directly)', node('get', 'node-a', 'configz'), false],
   // its Lease only
   ['node-a', 'create a Lease (name checked by admission)', lease('create'), true],
   ['node-a', 'update its Lease', lease('update', 'gardener-node-agent-node-a'), true],
@@ -118,7 +141,7 @@ const rows: [string, string, Attributes | undefined, boolean, RegExp?][] = [
   ['node-a', 'create an event (no group in the review)', coreEvent('create'), true],
   [
     'node-a',
-    'create an events.k8s.io event',
+    'create an events.k8s.io event (a v1.91.4 shoot)',
     r({ group: 'events.k8s.io', verb: 'create', resource: 'events', namespace: 'default' }),
     false,
   ],
@@ -208,6 +231,19 @@ describe('node agent authorizer: decide', () => {
       if (reason) expect(d.reason).to.match(reason);
     });
   }
+
+  it('lets the node agents of a v1.150.0 shoot create and patch events.k8s.io events in default', () => {
+    const v150 = { ...world, eventsV1: () => true };
+    const eventV1 = (verb: string, namespace = 'default') =>
+      r({ group: 'events.k8s.io', verb, resource: 'events', namespace });
+    const decide = (a: Attributes) =>
+      decideNodeAgentAccess({ user: user('node-a'), resourceAttributes: a }, v150).allowed;
+    expect(decide(eventV1('create'))).to.equal(true);
+    expect(decide(eventV1('patch'))).to.equal(true);
+    expect(decide(eventV1('list'))).to.equal(false);
+    expect(decide(eventV1('create', 'kube-system'))).to.equal(false);
+    expect(decide(event('create'))).to.equal(true);
+  });
 
   it('lists or watches Nodes only by its own name or hostname label', () => {
     const list = (key: string, value: string, via: 'fieldSelector' | 'labelSelector') =>

@@ -51,14 +51,17 @@ describe('benchmarks without an API server, at their --quick size', function () 
     expect(result.stdout).to.match(new RegExp(`^1 \\| ${number} \\| ${number} \\| ${number}x \\| 1$`, 'm'));
   });
 
-  it('least-disruption prints restarts without and with the policy for every change, and totals', async () => {
+  it('least-disruption prints restarts with `none` and with `defaults` for every change, and totals', async () => {
     const result = await run('least-disruption');
     expect(result.code, describeRun(result)).to.equal(0);
     expect(result.stdout).to.include(QUICK_NOTICE);
-    expect(result.stdout.match(/^[A-Za-z][^|]* \| \d+ \(\d+\) \| \d+ \(\d+\), \d+ \|/gm)).to.have.length(7);
-    expect(result.stdout).to.match(
-      new RegExp(`^ms per plan .*: without policy ${number}, with defaults ${number}$`, 'm'),
+    expect(result.stdout).to.include(
+      'change | none: restarts (kubelet) | defaults: restarts (kubelet), reloads |',
     );
+    expect(result.stdout.match(/^[A-Za-z][^|]* \| \d+ \(\d+\) \| \d+ \(\d+\), \d+ \|/gm)).to.have.length(7);
+    // the comment-only change: a kubelet restart with `none`, nothing with `defaults`
+    expect(result.stdout).to.match(/^a comment in the kubelet unit \| 1 \(1\) \| 0 \(0\), 0 \|/m);
+    expect(result.stdout).to.match(new RegExp(`^ms per plan .*: none ${number}, defaults ${number}$`, 'm'));
   });
 
   it('node-delay prints ours against upstream for every scenario', async () => {

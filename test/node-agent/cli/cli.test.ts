@@ -6,6 +6,8 @@ import { writeImages } from '../../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
 import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
 import { computePlan } from '../../../node-agent/planner/compute-plan.js';
+import { EMPTY_POLICY } from '../../../node-agent/planner/disruption-policy.js';
+import { computeLeastDisruptionPlan } from '../../../node-agent/planner/least-disruption-plan.js';
 import { NODE_AGENT_VERSION } from '../../../node-agent/version.js';
 import { runCli, spawnCli } from '../support/cli-run.js';
 import { snapshotTree, useTempDirs } from '../support/harness.js';
@@ -31,7 +33,7 @@ describe('node-agent CLI', function () {
 
   describe('plan', () => {
     it('-o raw prints the Plan from --previous to --next as the applier persists it', async () => {
-      const { code, stdout } = await runCli([
+      const args = [
         'plan',
         '--previous',
         file('a.yaml', yamlOf(oscV1())),
@@ -39,15 +41,24 @@ describe('node-agent CLI', function () {
         file('b.yaml', yamlOf(oscV2())),
         '-o',
         'raw',
-      ]);
-      expect(code).to.equal(0);
-      expect(stdout).to.equal(stringifyYaml(computePlan(oscV1(), oscV2())));
+      ];
+      const byDefault = await runCli(args);
+      expect(byDefault.code).to.equal(0);
+      expect(byDefault.stdout).to.equal(
+        stringifyYaml(computeLeastDisruptionPlan(oscV1(), oscV2(), { policy: EMPTY_POLICY })),
+      );
+      const none = await runCli([...args, '--disruption-policy', 'none']);
+      expect(none.code).to.equal(0);
+      expect(none.stdout).to.equal(stringifyYaml(computePlan(oscV1(), oscV2())));
+      expect(none.stdout).to.not.equal(byDefault.stdout);
     });
 
     it('without --previous plans a first apply', async () => {
       const { code, stdout } = await runCli(['plan', '--next', file('b.yaml', yamlOf(oscV1())), '-o', 'raw']);
       expect(code).to.equal(0);
-      expect(parseYaml(stdout)).to.deep.equal(JSON.parse(JSON.stringify(computePlan(undefined, oscV1()))));
+      expect(parseYaml(stdout)).to.deep.equal(
+        JSON.parse(JSON.stringify(computeLeastDisruptionPlan(undefined, oscV1(), { policy: EMPTY_POLICY }))),
+      );
     });
 
     it('shows the summary with causes first, then decoded diffs; --next - reads standard input', async () => {
@@ -59,13 +70,13 @@ describe('node-agent CLI', function () {
       expect(code).to.equal(0);
       const lines = stdout.split('\n');
       expect(lines[0]).to.equal(
-        'osc: restart unit2 ← enable false → true, command stop → start, drop-in dropdropdrop (added); ' +
-          'restart unit5 ← drop-in drop1 (removed), drop-in extensionsdrop (removed); ' +
-          'restart unit6 ← filePaths [/third/file] → (unset); ' +
-          'restart unit7 ← /changed/file (+1 −1 lines); ' +
+        'osc: unit2: Restart ← enable, command; ' +
+          'unit5: None ← no effective change; ' +
+          'unit6: None ← filePaths (filePaths only name what to watch); ' +
+          'unit7: Restart ← /changed/file (+1 −1 lines); ' +
+          'unit8: Restart ← /sixth/file (+1 −1 lines); ' +
+          'unit9: Restart ← /seventh/file (+1 −1 lines); ' +
           'stop unit4 ← enable true → false, drop-in drop (removed); ' +
-          'restart unit8 ← /sixth/file (+1 −1 lines); ' +
-          'restart unit9 ← /seventh/file (+1 −1 lines); ' +
           'remove unit1 (removed from the OSC); remove /another/file (removed)',
       );
       expect(stdout).to.contain('    changed /changed/file  0750  +1 −1 lines\n');
@@ -134,6 +145,7 @@ describe('node-agent CLI', function () {
         'daemonReload',
         'units',
         'files',
+        'disruption',
       );
       const same = await runCli(['plan', '--previous', a, '--next', a, '--exit-code']);
       expect(same).to.deep.include({ code: 0, stdout: 'osc: unchanged\n' });

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { OperatingSystemConfig, OscFile } from '../../../api/index.js';
+import { type OperatingSystemConfig, type OscFile, PATH } from '../../../api/index.js';
 import { yamlOf } from '../../../hack/landscape/ntv18-fixtures.js';
 import { runCli } from '../support/cli-run.js';
 import { useTempDirs } from '../support/harness.js';
@@ -58,7 +58,9 @@ describe('node-agent disruption: `gardener-node-agent plan --disruption-policy`'
     expect(first).to.equal(
       'worker-a: containerd.service: None ← no effective change; kubelet.service: Restart ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
     );
-    expect(r.stdout).to.contain('  disruption: 1 restarts, 0 reloads, 0 drains, 1 restarts avoided\n');
+    expect(r.stdout).to.contain(
+      '  disruption: 1 restarts, 0 reloads, 0 drains, 1 restarts avoided; expected NotReady 0 s per node (1 kubelet restarts × 0 s)\n',
+    );
   });
 
   it('and in JSON, with the cause and the rule behind it', async () => {
@@ -88,14 +90,44 @@ describe('node-agent disruption: `gardener-node-agent plan --disruption-policy`'
       unaffected: 1,
       restartsAvoided: 1,
       restartsReplacedByReload: 0,
+      kubeletRestarts: 1,
+      notReadySecondsPerNode: 0,
     });
   });
 
-  it('without the flag shows the plan as before', async () => {
-    const r = await runCli(args());
+  it('without the flag plans as with `defaults`', async () => {
+    const byDefault = await runCli(args());
+    const defaults = await runCli([...args(), '--disruption-policy', 'defaults']);
+    expect(byDefault.code, byDefault.stderr).to.equal(0);
+    expect(byDefault.stdout).to.equal(defaults.stdout);
+    expect(byDefault.stdout.split('\n')[0]).to.contain('containerd.service: None ← no effective change');
+  });
+
+  it('with `none` restarts every changed unit, as upstream', async () => {
+    const r = await runCli([...args(), '--disruption-policy', 'none']);
     expect(r.stdout.split('\n')[0]).to.equal(
       'worker-a: restart containerd.service ← unit file; restart kubelet.service ← /var/lib/kubelet/config/kubelet (maxPods 110 → 120)',
     );
+    expect(r.stdout).to.not.contain('disruption:');
+  });
+
+  it('with --root takes the policy file on the node, as `apply` to that root does', async () => {
+    const root = join(dir, 'root');
+    mkdirSync(join(root, 'var/lib/gardener-node-agent'), { recursive: true });
+    writeFileSync(
+      join(root, 'var/lib/gardener-node-agent/disruption-policy.yaml'),
+      'apiVersion: node-configuration.gardener.cloud/v1alpha1\nkind: DisruptionPolicy\nunits:\n- unit: kubelet.service\n  action: DrainAndRestart\n',
+    );
+    writeFileSync(join(root, PATH.lastAppliedOsc), yamlOf(osc({ maxPods: 110 })));
+    const next = at('b.yaml', yamlOf(osc({ maxPods: 120 })));
+    const r = await runCli(['plan', '--root', root, '--next', next]);
+    expect(r.code, r.stderr).to.equal(0);
+    // the tree holds only the last applied OSC: the plan repairs its drift too
+    expect(r.stdout).to.contain('kubelet.service: DrainAndRestart ← /var/lib/kubelet/config/kubelet');
+    expect(r.stdout).to.contain('\n    DrainAndRestart kubelet.service\n');
+    const flagWins = await runCli(['plan', '--root', root, '--next', next, '--disruption-policy', 'none']);
+    expect(flagWins.stdout).to.contain('restart kubelet.service ← ');
+    expect(flagWins.stdout).to.not.contain('DrainAndRestart');
   });
 
   it('refuses a bad policy naming the field (exit 2)', async () => {

@@ -1,18 +1,11 @@
 /**
- * The kubelet's configuration as it serves it, `/configz` on its own port (kubernetes v1.34.4
+ * The kubelet's configuration as it serves it, `/configz` (kubernetes v1.34.4
  * pkg/kubelet/server/server.go), against the KubeletConfiguration the OSC renders: flags and
- * defaults included, so a field the kubelet ignored or a file it never read shows. The kubelet
- * authenticates the agent's token with a TokenReview and authorizes `get nodes/configz` (or
- * `nodes/proxy`) with a SubjectAccessReview, both through the shoot API server.
- *
- * The request stays on the node's loopback; the kubelet's serving certificate is not checked
- * (it is issued for the node's name and IP, signed by a CA the OSC does not carry), so the token
- * goes to whatever listens on the kubelet's port, which on a node only root can bind.
+ * defaults included, so a field the kubelet ignored or a file it never read shows. How the agent
+ * asks: configz-fetch.ts.
  */
-
-import { readFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { type OperatingSystemConfig, parseYaml } from '../../../../api/index.js';
+import { type ConfigzFetch, ConfigzNotJudged } from './configz-fetch.js';
 import type { InEffectCheck, Mismatch } from './in-effect-check.js';
 import { renderedFieldsDiffer } from './rendered-fields.js';
 
@@ -27,57 +20,6 @@ export function renderedKubeletConfig(osc: OperatingSystemConfig): Record<string
   return parseYaml(text) as Record<string, unknown>;
 }
 
-/**
- * The kubelet refused the agent (401, 403): the shoot grants the agent no `get nodes/configz`.
- * Not a failed apply: the agent cannot tell, so it does not judge (docs/node-agent.md#in-effect).
- */
-export class ConfigzNotPermitted extends Error {}
-
-/** GET https://127.0.0.1:<port>/configz with a bearer token; the `kubeletconfig` object. */
-export type ConfigzFetch = (port: number, signal: AbortSignal) => Promise<Record<string, unknown>>;
-
-export function configzOverHttps(tokenFile: string, timeoutMs = 10_000): ConfigzFetch {
-  return async (port, signal) => {
-    const token = (await readFile(tokenFile, 'utf8')).trim();
-    const body = await new Promise<string>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/configz',
-          headers: { authorization: `Bearer ${token}` },
-          rejectUnauthorized: false,
-          timeout: timeoutMs,
-          signal,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (b: Buffer) => chunks.push(b));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode === 200) resolve(text);
-            else
-              reject(
-                new Error(
-                  `the kubelet answered /configz with ${res.statusCode}: ${text.trim().slice(0, 200)}`,
-                ),
-              );
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`the kubelet did not answer /configz within ${timeoutMs} ms`)),
-      );
-      req.on('error', reject);
-      req.end();
-    });
-    const parsed = JSON.parse(body) as { kubeletconfig?: Record<string, unknown> };
-    if (!parsed.kubeletconfig) throw new Error('the kubelet /configz has no kubeletconfig');
-    return parsed.kubeletconfig;
-  };
-}
-
 export function kubeletConfigzCheck(fetch: ConfigzFetch): InEffectCheck {
   return {
     name: 'kubelet configz',
@@ -90,7 +32,7 @@ export function kubeletConfigzCheck(fetch: ConfigzFetch): InEffectCheck {
       try {
         running = await fetch(port, signal);
       } catch (e) {
-        if (e instanceof ConfigzNotPermitted) return [];
+        if (e instanceof ConfigzNotJudged) return [];
         throw e;
       }
       return renderedFieldsDiffer(rendered, running);

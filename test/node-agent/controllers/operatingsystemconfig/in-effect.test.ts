@@ -11,11 +11,14 @@ import type { OperatingSystemConfig } from '../../../../api/index.js';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import type { AgentOptions } from '../../../../node-agent/agent/agent-options.js';
 import { IN_EFFECT_CHECKS_ENV, inEffect } from '../../../../node-agent/agent/in-effect-checks.js';
-import type { InEffectCheck } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import {
+  ConfigzNotJudged,
   ConfigzNotPermitted,
-  kubeletConfigzCheck,
-} from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
+  configzOverHttps,
+  configzThroughApiServer,
+} from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/configz-fetch.js';
+import type { InEffectCheck } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/in-effect-check.js';
+import { kubeletConfigzCheck } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
 import { renderedFieldsDiffer } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/rendered-fields.js';
 import {
   renderedSysctls,
@@ -23,6 +26,8 @@ import {
 } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/sysctl-readback.js';
 import { lastErrorOf } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/unit-journal-reason.js';
 import { verifyApply } from '../../../../node-agent/controllers/operatingsystemconfig/verify-apply.js';
+import { KubeStatusError } from '../../../../runtime/kube/kube-http.js';
+import { type ConfigzServer, startConfigzServer } from '../../../support/configz-server.js';
 
 function oscWith(files: Record<string, string>): OperatingSystemConfig {
   return {
@@ -146,9 +151,134 @@ describe('node agent: what an apply put in effect', () => {
       );
     });
 
+    it('a refusal or an API server that cannot be asked is not judged', async () => {
+      for (const e of [new ConfigzNotPermitted('403'), new ConfigzNotJudged('503 from the API server')]) {
+        const check = kubeletConfigzCheck(() => Promise.reject(e));
+        expect(await check.check(osc, signal), e.message).to.deep.equal([]);
+      }
+    });
+
     it('an OSC without a kubelet configuration has nothing to compare', async () => {
       const check = kubeletConfigzCheck(() => expect.fail('asked the kubelet'));
       expect(await check.check(oscWith({}), signal)).to.deep.equal([]);
+    });
+  });
+
+  describe('asking the kubelet on the loopback with the shared token', () => {
+    const osc = oscWith({ '/var/lib/kubelet/config/kubelet': KUBELET });
+    let kubelet: ConfigzServer;
+    let dir: string;
+    let tokenFile: string;
+    before(async () => {
+      kubelet = await startConfigzServer({ maxPods: 111 });
+      dir = mkdtempSync(join(tmpdir(), 'configz-token-'));
+      tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, 'shared-token\n');
+    });
+    after(async () => {
+      await kubelet.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    beforeEach(() => {
+      kubelet.status = 200;
+      kubelet.body = JSON.stringify({ kubeletconfig: { maxPods: 111 } });
+    });
+    const fetch = () => configzOverHttps(tokenFile, 5_000)(kubelet.port, signal);
+
+    it("sends the token and returns the kubelet's kubeletconfig", async () => {
+      expect(await fetch()).to.deep.equal({ maxPods: 111 });
+      expect(kubelet.requests.at(-1)).to.deep.equal({
+        path: '/configz',
+        authorization: 'Bearer shared-token',
+      });
+    });
+
+    it('a kubelet that refuses the token (401, 403) is a refusal, not a failure', async () => {
+      for (const status of [401, 403]) {
+        kubelet.status = status;
+        kubelet.body = 'Forbidden (user=system:serviceaccount:kube-system:gardener-node-agent)';
+        const error = await fetch().then(
+          () => expect.fail('resolved'),
+          (e: Error) => e,
+        );
+        expect(error, String(status)).to.be.instanceOf(ConfigzNotPermitted);
+        expect(await kubeletConfigzCheck(() => fetch()).check(osc, signal)).to.deep.equal([]);
+      }
+    });
+
+    it('any other answer fails the check, with the status', async () => {
+      kubelet.status = 500;
+      kubelet.body = 'boom';
+      await kubeletConfigzCheck(() => fetch())
+        .check(osc, signal)
+        .then(
+          () => expect.fail('resolved'),
+          (e: Error) => {
+            expect(e).not.to.be.instanceOf(ConfigzNotJudged);
+            expect(e.message).to.contain('answered /configz with 500: boom');
+          },
+        );
+    });
+  });
+
+  describe("asking through the API server's node proxy with the per-node identity", () => {
+    const osc = oscWith({ '/var/lib/kubelet/config/kubelet': KUBELET });
+    type Get = Parameters<typeof configzThroughApiServer>[0]['get'];
+    const answering =
+      (body: string, paths: string[] = []): Get =>
+      async (req) => {
+        paths.push(req.path);
+        return { statusCode: 200, body: { text: async () => body } } as Awaited<ReturnType<Get>>;
+      };
+    const failing =
+      (e: Error): Get =>
+      async () => {
+        throw e;
+      };
+
+    it("asks the proxy of its own Node and returns the kubelet's kubeletconfig", async () => {
+      const paths: string[] = [];
+      const fetch = configzThroughApiServer(
+        { get: answering(JSON.stringify({ kubeletconfig: { maxPods: 111 } }), paths) },
+        () => 'node-a',
+      );
+      expect(await fetch(10250, signal)).to.deep.equal({ maxPods: 111 });
+      expect(paths).to.deep.equal(['/api/v1/nodes/node-a/proxy/configz']);
+    });
+
+    it('a refusal is not permitted; an API server that cannot be asked, or no Node yet, is not judged', async () => {
+      const cases: [Get, () => string | undefined, typeof ConfigzNotJudged][] = [
+        [
+          failing(new KubeStatusError(403, 'Forbidden', 'nodes "node-a" is forbidden')),
+          () => 'node-a',
+          ConfigzNotPermitted,
+        ],
+        [
+          failing(new KubeStatusError(503, 'ServiceUnavailable', 'error trying to reach service')),
+          () => 'node-a',
+          ConfigzNotJudged,
+        ],
+        [failing(new Error('connect ECONNREFUSED 10.0.0.1:443')), () => 'node-a', ConfigzNotJudged],
+        [answering('{}'), () => undefined, ConfigzNotJudged],
+      ];
+      for (const [get, node, kind] of cases) {
+        const error = await configzThroughApiServer({ get }, node)(10250, signal).then(
+          () => expect.fail('resolved'),
+          (e: Error) => e,
+        );
+        expect(error, error.message).to.be.instanceOf(kind);
+        expect(
+          await kubeletConfigzCheck(configzThroughApiServer({ get }, node)).check(osc, signal),
+        ).to.deep.equal([]);
+      }
+    });
+
+    it("the kubelet's own answer is judged: a configz without kubeletconfig fails", async () => {
+      const fetch = configzThroughApiServer({ get: answering('{"other":1}') }, () => 'node-a');
+      await fetch(10250, signal).then(
+        () => expect.fail('resolved'),
+        (e: Error) => expect(e.message).to.contain('no kubeletconfig'),
+      );
     });
   });
 
@@ -284,12 +414,32 @@ describe('node agent: what an apply put in effect', () => {
   });
 
   describe('which checks the agent runs', () => {
-    const options = (root: string, env: NodeJS.ProcessEnv = {}) => ({ root, env }) as unknown as AgentOptions;
+    const options = (root: string, env: NodeJS.ProcessEnv = {}, nodeIdentity?: string) =>
+      ({
+        options: { root, env } as unknown as AgentOptions,
+        http: { get: failing },
+        nodeIdentity,
+        nodes: { list: () => [] },
+      }) as unknown as Parameters<typeof inEffect>[0];
+    const failing = () => Promise.reject(new Error('not asked here'));
 
     it('on the machine it manages: the kubelet configz and the sysctls, and units say why they failed', () => {
       const on = inEffect(options('/'));
       expect(on.inEffectChecks?.map((c) => c.name)).to.deep.equal(['kubelet configz', 'sysctl']);
       expect(on.unitReason).to.be.a('function');
+    });
+
+    it('with a per-node identity the kubelet is asked through the API server, as that Node', async () => {
+      const paths: string[] = [];
+      const agent = options('/', {}, 'node-a') as { http: { get: unknown } };
+      agent.http.get = async (req: { path: string }) => {
+        paths.push(req.path);
+        throw new Error('unreachable');
+      };
+      const configz = inEffect(agent as Parameters<typeof inEffect>[0]).inEffectChecks![0]!;
+      const osc = oscWith({ '/var/lib/kubelet/config/kubelet': KUBELET });
+      expect(await configz.check(osc, signal)).to.deep.equal([]);
+      expect(paths).to.deep.equal(['/api/v1/nodes/node-a/proxy/configz']);
     });
 
     it('none under another root, or where the environment turns them off (a stand-in kubelet)', () => {

@@ -1,6 +1,7 @@
 /**
  * What the agent asks after an apply to prove it is in effect (docs/node-agent.md#in-effect): the
- * kubelet's configz with the agent's own token, and the kernel's /proc/sys; a failed unit's reason
+ * kubelet's configz with the agent's own token, the kernel's /proc/sys, and `containerd config
+ * dump` where the agent writes containerd's config.toml (v1.150 pools); a failed unit's reason
  * from its journal. Only when the agent manages the machine (its root is `/`), as its health
  * probes, and unless its environment says `GARDENER_NODE_AGENT_IN_EFFECT_CHECKS=off` (a machine
  * whose kubelet is a stand-in, hack/real-node); tests give fakes (`inEffectChecks`) or none.
@@ -8,6 +9,10 @@
 import { resolve } from 'node:path';
 import { PATH } from '../../api/index.js';
 import { HostRoot } from '../applier/host-root.js';
+import {
+  containerdConfigDumpCheck,
+  hostConfigDump,
+} from '../controllers/operatingsystemconfig/in-effect/containerd-config-dump.js';
 import type { InEffectCheck } from '../controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import {
   configzOverHttps,
@@ -32,7 +37,11 @@ export function inEffect(o: AgentOptions): {
   if ((o.env ?? process.env)[IN_EFFECT_CHECKS_ENV] === 'off') return {};
   const token = new HostRoot(o.root).path(PATH.nodeAgentToken);
   return {
-    inEffectChecks: [kubeletConfigzCheck(configzOverHttps(token)), sysctlReadback(o.root)],
+    inEffectChecks: [
+      kubeletConfigzCheck(configzOverHttps(token)),
+      sysctlReadback(o.root),
+      containerdConfigDumpCheck({ root: o.root, dump: hostConfigDump(o.env) }),
+    ],
     unitReason: journalUnitReason(o.env),
   };
 }

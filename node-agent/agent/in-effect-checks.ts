@@ -16,7 +16,9 @@ import {
 import type { InEffectCheck } from '../controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import {
   configzOverHttps,
+  identityKubeconfigCredentials,
   kubeletConfigzCheck,
+  tokenFileCredentials,
 } from '../controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
 import { sysctlReadback } from '../controllers/operatingsystemconfig/in-effect/sysctl-readback.js';
 import {
@@ -24,6 +26,7 @@ import {
   type UnitReason,
 } from '../controllers/operatingsystemconfig/in-effect/unit-journal-reason.js';
 import type { AgentOptions } from './agent-options.js';
+import { usesNodeIdentity } from './rest-config.js';
 
 export const IN_EFFECT_CHECKS_ENV = 'GARDENER_NODE_AGENT_IN_EFFECT_CHECKS';
 
@@ -35,10 +38,14 @@ export function inEffect(o: AgentOptions): {
   if (o.inEffectChecks) return { inEffectChecks: o.inEffectChecks };
   if (resolve(o.root) !== '/') return {};
   if ((o.env ?? process.env)[IN_EFFECT_CHECKS_ENV] === 'off') return {};
-  const token = new HostRoot(o.root).path(PATH.nodeAgentToken);
+  const host = new HostRoot(o.root);
+  // a per-node identity has no token file: the kubelet is shown the identity's client certificate
+  const credentials = usesNodeIdentity(o.config, o.env ?? process.env, o.contract)
+    ? identityKubeconfigCredentials(host.path(PATH.nodeAgentKubeconfig))
+    : tokenFileCredentials(host.path(PATH.nodeAgentToken));
   return {
     inEffectChecks: [
-      kubeletConfigzCheck(configzOverHttps(token)),
+      kubeletConfigzCheck(configzOverHttps(credentials)),
       sysctlReadback(o.root),
       containerdConfigDumpCheck({ root: o.root, dump: hostConfigDump(o.env) }),
     ],

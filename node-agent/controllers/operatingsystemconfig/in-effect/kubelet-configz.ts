@@ -33,19 +33,50 @@ export function renderedKubeletConfig(osc: OperatingSystemConfig): Record<string
  */
 export class ConfigzNotPermitted extends Error {}
 
-/** GET https://127.0.0.1:<port>/configz with a bearer token; the `kubeletconfig` object. */
+/** GET https://127.0.0.1:<port>/configz with the agent's credentials; the `kubeletconfig` object. */
 export type ConfigzFetch = (port: number, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
-export function configzOverHttps(tokenFile: string, timeoutMs = 10_000): ConfigzFetch {
+/**
+ * What the agent shows the kubelet: its token (the kubelet asks the API server with a TokenReview)
+ * or its per-node identity's client certificate (the kubelet checks it against its client CA, which
+ * signs the API server's client certificates on a Gardener shoot).
+ */
+export type ConfigzCredentials = () => Promise<{ token: string } | { cert: string; key: string }>;
+
+export function tokenFileCredentials(tokenFile: string): ConfigzCredentials {
+  return async () => ({ token: (await readFile(tokenFile, 'utf8')).trim() });
+}
+
+/** The client certificate and key of the per-node identity's kubeconfig (credentials/kubeconfig). */
+export function identityKubeconfigCredentials(kubeconfigFile: string): ConfigzCredentials {
+  return async () => {
+    const kubeconfig = parseYaml(await readFile(kubeconfigFile, 'utf8')) as {
+      users?: { user?: Record<string, string> }[];
+    };
+    const user = kubeconfig.users?.[0]?.user ?? {};
+    const cert = user['client-certificate-data'];
+    const key = user['client-key-data'];
+    if (!cert || !key) throw new Error(`${kubeconfigFile} holds no client certificate and key`);
+    return {
+      cert: Buffer.from(cert, 'base64').toString('utf8'),
+      key: Buffer.from(key, 'base64').toString('utf8'),
+    };
+  };
+}
+
+export function configzOverHttps(credentials: string | ConfigzCredentials, timeoutMs = 10_000): ConfigzFetch {
+  const credentialsOf = typeof credentials === 'string' ? tokenFileCredentials(credentials) : credentials;
   return async (port, signal) => {
-    const token = (await readFile(tokenFile, 'utf8')).trim();
+    const shown = await credentialsOf();
     const body = await new Promise<string>((resolve, reject) => {
       const req = request(
         {
           host: '127.0.0.1',
           port,
           path: '/configz',
-          headers: { authorization: `Bearer ${token}` },
+          ...('token' in shown
+            ? { headers: { authorization: `Bearer ${shown.token}` } }
+            : { cert: shown.cert, key: shown.key }),
           rejectUnauthorized: false,
           timeout: timeoutMs,
           signal,

@@ -14,6 +14,7 @@ import { IN_EFFECT_CHECKS_ENV, inEffect } from '../../../../node-agent/agent/in-
 import type { InEffectCheck } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import {
   ConfigzNotPermitted,
+  identityKubeconfigCredentials,
   kubeletConfigzCheck,
 } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
 import { renderedFieldsDiffer } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/rendered-fields.js';
@@ -23,6 +24,7 @@ import {
 } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/sysctl-readback.js';
 import { lastErrorOf } from '../../../../node-agent/controllers/operatingsystemconfig/in-effect/unit-journal-reason.js';
 import { verifyApply } from '../../../../node-agent/controllers/operatingsystemconfig/verify-apply.js';
+import { identityKubeconfig } from '../../../../node-agent/identity/identity-kubeconfig.js';
 
 function oscWith(files: Record<string, string>): OperatingSystemConfig {
   return {
@@ -284,7 +286,26 @@ describe('node agent: what an apply put in effect', () => {
   });
 
   describe('which checks the agent runs', () => {
-    const options = (root: string, env: NodeJS.ProcessEnv = {}) => ({ root, env }) as unknown as AgentOptions;
+    const options = (root: string, env: NodeJS.ProcessEnv = {}) =>
+      ({ root, env, config: { clientConnection: { kubeconfig: '' } } }) as unknown as AgentOptions;
+
+    it("shows the kubelet the per-node identity's client certificate where there is no token", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'configz-identity-'));
+      try {
+        const file = join(dir, 'kubeconfig');
+        writeFileSync(
+          file,
+          identityKubeconfig({ server: 'https://api', certificatePem: 'CERT', keyPem: 'KEY' }),
+        );
+        expect(await identityKubeconfigCredentials(file)()).to.deep.equal({ cert: 'CERT', key: 'KEY' });
+        writeFileSync(file, 'users: [{user: {token: x}}]\n');
+        expect(await identityKubeconfigCredentials(file)().catch((e: Error) => e.message)).to.equal(
+          `${file} holds no client certificate and key`,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
     it("on the machine it manages: the kubelet configz, the sysctls, containerd's config dump, and units say why they failed", () => {
       const on = inEffect(options('/'));

@@ -10,7 +10,11 @@
  * - approves the kubelet's serving certificate requests (`kubernetes.io/kubelet-serving`, from
  *   `serverTLSBootstrap: true`) of a node for itself, as gardener-resource-manager's
  *   kubelet-csr-approver does (gardener v1.91.4 pkg/resourcemanager/controller/csrapprover);
- * - signs both with the environment's client CA, as kube-controller-manager's csrsigning controller
+ * - approves a node agent's client certificate request (`kubernetes.io/kube-apiserver-client`,
+ *   `node-agent-csr-…`) made with a bootstrap token, as the controller-manager's approver does once
+ *   it found the Machine (controllers/node-agent-csr-approver; a v1.150 pool has only per-node
+ *   identities);
+ * - signs them with the environment's client CA, as kube-controller-manager's csrsigning controller
  *   does with the cluster's CA: client certificates for client auth, serving certificates for
  *   server auth with the names the kubelet asked for.
  */
@@ -19,7 +23,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CsrObject } from '../../api/index.js';
+import { type CsrObject, KUBE_APISERVER_CLIENT_SIGNER } from '../../api/index.js';
+import { CSR_NAME_PREFIX } from '../../node-agent/identity/certificate-request.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -53,6 +58,12 @@ export function wouldApprove(csr: CsrObject): boolean {
       );
     case KUBELET_SERVING_SIGNER:
       return user.startsWith('system:node:') && groups.includes('system:nodes');
+    case KUBE_APISERVER_CLIENT_SIGNER:
+      return (
+        (csr.metadata?.name ?? '').startsWith(CSR_NAME_PREFIX) &&
+        user.startsWith('system:bootstrap:') &&
+        groups.includes('system:bootstrappers')
+      );
     default:
       return false;
   }
@@ -67,6 +78,7 @@ export function startKubeletCsrSigner(env: Envtest): KubeletCsrSigner {
       'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
     [KUBELET_SERVING_SIGNER]:
       'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+    [KUBE_APISERVER_CLIENT_SIGNER]: 'keyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n',
   };
   for (const [signer, text] of Object.entries(extensions)) writeFileSync(join(dir, fileOf(signer)), text);
   const http = new KubeHttp(env.kubeConfig);

@@ -167,6 +167,36 @@ describe('a v1.150 pool on a real node with a real kubelet and containerd', func
     osc = next;
   });
 
+  it("written but not in effect: a conf.d import that overrides containerd's cgroup driver fails the apply, named", async () => {
+    // the OSC's own file, as an operator's or an extension's drop-in would be: containerd 1.x takes an
+    // imported plugin table whole, so the CRI plugin's other fields fall back to their defaults too
+    const cursor = await journalCursor(c);
+    const overridden = structuredClone(osc);
+    overridden.spec.files = [
+      ...(overridden.spec.files ?? []),
+      {
+        path: '/etc/containerd/conf.d/10-cgroupfs.toml',
+        permissions: 0o644,
+        content: {
+          inline: {
+            encoding: '',
+            data: `[plugins."${CRI}".containerd.runtimes.runc.options]\n  SystemdCgroup = false\n`,
+          },
+        },
+      },
+    ];
+    const report = await r.verdict(await r.shoot.publishOsc(overridden));
+    expect(report).to.include({ result: 'Failed', reason: 'NotInEffect' });
+    expect(report.message).to.contain(
+      `containerd config dump plugins."${CRI}".containerd.runtimes.runc.options.SystemdCgroup is false, rendered true`,
+    );
+    // config.toml did not change, so containerd was not restarted
+    expect(jobStartsPerUnit(await unitStartsSince(c, cursor)).get(CONTAINERD) ?? 0).to.equal(0);
+    // the file goes with the OSC that had it: in effect again
+    const good = await r.verdict(await r.shoot.publishOsc(osc));
+    expect(good.result, good.message).to.equal('Succeeded');
+  });
+
   it('leaves the host as found: no process, mount, cgroup, veth or /run leftovers, sysctls unchanged', async () => {
     const { leader, nspawnPid } = c;
     const { nodeDir } = r.node.node;

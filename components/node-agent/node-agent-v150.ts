@@ -9,6 +9,7 @@ import {
   encodeNodeAgentConfigurationV150,
   type GardenerVersion,
   NODE_AGENT_CLUSTER_CA_PATH,
+  NODE_AGENT_UNIT_CONTENT_V150,
   type NodeAgentConfigurationV150,
   nodeAgentConfigFilePathV150,
   type OscFile,
@@ -18,20 +19,8 @@ import {
 } from '../../api/index.js';
 import { b64, type ComponentOutput, MODE } from '../component.js';
 
-export const NODE_AGENT_UNIT_CONTENT_V150 = `[Unit]
-Description=Gardener Node Agent
-After=network-online.target
-
-[Service]
-LimitMEMLOCK=infinity
-ExecStart=${PATH.nodeAgentBinary} --config-dir=${PATH.nodeAgentBaseDir}
-Restart=always
-RestartSec=5
-StandardOutput=journal+console
-StandardError=journal
-
-[Install]
-WantedBy=multi-user.target`;
+/** The unit (in api/, since bootstrap writes it too and node-agent/ may not import components/). */
+export { NODE_AGENT_UNIT_CONTENT_V150 };
 
 /** `Files(config)`: the config file of the gardenlet's version. */
 export function nodeAgentConfigFileV150(

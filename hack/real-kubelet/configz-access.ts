@@ -6,6 +6,7 @@
  * configz (docs/node-agent.md#in-effect). Test landscape only.
  */
 import { type KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import { NODE_AGENT_GROUP } from '../../api/index.js';
 import type { Envtest } from '../landscape/envtest.js';
 
 export const CONFIGZ_ROLE = 'real-node:kubelet-configz-reader';
@@ -26,7 +27,11 @@ export async function grantConfigzAccess(
     kind: 'ClusterRoleBinding',
     metadata: { name: CONFIGZ_ROLE },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONFIGZ_ROLE },
-    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: 'kube-system' }],
+    subjects: [
+      { kind: 'ServiceAccount', name: serviceAccount, namespace: 'kube-system' },
+      // the per-node identities (a v1.150 pool's agents)
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: NODE_AGENT_GROUP },
+    ],
   };
   for (const o of [role, binding]) await objects.create(o as KubernetesObject);
 }

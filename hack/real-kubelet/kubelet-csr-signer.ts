@@ -10,13 +10,18 @@
  * - approves the kubelet's serving certificate requests (`kubernetes.io/kubelet-serving`, from
  *   `serverTLSBootstrap: true`) of a node for itself, as gardener-resource-manager's
  *   kubelet-csr-approver does (gardener v1.91.4 pkg/resourcemanager/controller/csrapprover);
- * - signs both with the environment's client CA (hack/landscape/csr-signing.ts), as
+ * - approves a node agent's client certificate request (`kubernetes.io/kube-apiserver-client`,
+ *   `node-agent-csr-…`) made with a bootstrap token, as the controller-manager's approver does once
+ *   it found the Machine (controllers/node-agent-csr-approver; a v1.150 pool has only per-node
+ *   identities);
+ * - signs them with the environment's client CA (hack/landscape/csr-signing.ts), as
  *   kube-controller-manager's csrsigning controller does with the cluster's CA: client certificates
  *   for client auth, serving certificates for server auth with the names the kubelet asked for.
  */
-import type { CsrObject } from '../../api/index.js';
+import { type CsrObject, KUBE_APISERVER_CLIENT_SIGNER } from '../../api/index.js';
+import { CSR_NAME_PREFIX } from '../../node-agent/identity/certificate-request.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import { isApproved, isDeniedOrFailed, watchCsrs } from '../landscape/csr-signing.js';
+import { CLIENT_AUTH, isApproved, isDeniedOrFailed, watchCsrs } from '../landscape/csr-signing.js';
 import type { Envtest } from '../landscape/envtest.js';
 
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
@@ -28,6 +33,7 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
     'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
   [KUBELET_SERVING_SIGNER]:
     'keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+  [KUBE_APISERVER_CLIENT_SIGNER]: CLIENT_AUTH,
 };
 
 export interface KubeletCsrSigner {
@@ -49,6 +55,12 @@ export function wouldApprove(csr: CsrObject): boolean {
       );
     case KUBELET_SERVING_SIGNER:
       return user.startsWith('system:node:') && groups.includes('system:nodes');
+    case KUBE_APISERVER_CLIENT_SIGNER:
+      return (
+        (csr.metadata?.name ?? '').startsWith(CSR_NAME_PREFIX) &&
+        user.startsWith('system:bootstrap:') &&
+        groups.includes('system:bootstrappers')
+      );
     default:
       return false;
   }

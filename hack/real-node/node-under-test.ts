@@ -8,6 +8,7 @@
  */
 import { copyFileSync, linkSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { MACHINE_NAME_PLACEHOLDER } from '../../components/node-init/node-init-v150.js';
 import { imageDirectoryName } from '../../node-agent/registry/directory-extractor.js';
 import { type Envtest, envtestBinaries } from '../landscape/envtest.js';
 import { serveUnixProxy, type UnixProxy } from './api-proxy.js';
@@ -68,7 +69,12 @@ export async function provisionNode(o: {
         copyFileSync(source, target);
       }
     }
-    const userData = node.hostFile('user-data', o.shoot.userData, 0o600);
+    // machine-controller-manager puts the Machine's name into a v1.150 pool's user data
+    const userData = node.hostFile(
+      'user-data',
+      o.shoot.userData.replaceAll(MACHINE_NAME_PLACEHOLDER, o.name),
+      0o600,
+    );
     const hostDir = node.hostFile('host');
     mkdirSync(hostDir, { recursive: true });
     for (const [file, content] of Object.entries(o.hostFiles ?? {})) node.hostFile(`host/${file}`, content);

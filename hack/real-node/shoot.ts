@@ -20,6 +20,7 @@ import {
   ANNOTATION,
   BOOTSTRAP_TOKEN_PLACEHOLDER,
   decodeOperatingSystemConfig,
+  GARDENER_VERSION_ANNOTATION,
   LABEL,
   type OperatingSystemConfig,
   parseYaml,
@@ -30,6 +31,7 @@ import { DEFAULT_NOW, render } from '../../cli/render-command.js';
 import { renderUserData } from '../../components/os-local/index.js';
 import { DEFAULT_IMAGE_NAME } from '../build-node-agent-image.js';
 import type { Envtest } from '../landscape/envtest.js';
+import { nodeAgentGroupGrants } from './node-agent-grants.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 export const POOL = 'cpu-worker';
@@ -37,7 +39,10 @@ export const POOL = 'cpu-worker';
 export const API_SERVER_IN_NODE = 'https://127.0.0.1';
 
 type ClusterYaml = {
-  spec: { shoot: { spec: { provider: { workers: Record<string, unknown>[] } } } };
+  metadata: { annotations?: Record<string, string> };
+  spec: {
+    shoot: { spec: { kubernetes?: { version: string }; provider: { workers: Record<string, unknown>[] } } };
+  };
 };
 
 export interface ShootForNodes {
@@ -61,6 +66,11 @@ export interface ShootOptions {
   readonly kubernetesVersion?: string;
   /** A real CA for the kubelet's clientCAFile (default: a placeholder no kubelet can load). */
   readonly kubeletCaPem?: string;
+  /**
+   * The Gardener contract the pool is rendered for, e.g. `v1.150.0` (default: the example's,
+   * v1.91.4): set on the Cluster as examples/cluster-v1.150.yaml does.
+   */
+  readonly gardenerVersion?: string;
 }
 
 export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Promise<ShootForNodes> {
@@ -74,12 +84,27 @@ export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Pr
   };
 
   // the example Cluster with one pool whose machines have no kubelet data volume to format
-  const cluster = parseYaml(readFileSync(join(EXAMPLES, 'cluster.yaml'), 'utf8')) as ClusterYaml;
+  // (examples/cluster-v1.150.yaml for the v1.150.0 contract: versions that contract supports)
+  const example = options.gardenerVersion === 'v1.150.0' ? 'cluster-v1.150.yaml' : 'cluster.yaml';
+  const cluster = parseYaml(readFileSync(join(EXAMPLES, example), 'utf8')) as ClusterYaml;
   const worker = cluster.spec.shoot.spec.provider.workers.find((w) => w.name === POOL)!;
   delete worker.dataVolumes;
   delete worker.kubeletDataVolumeName;
   cluster.spec.shoot.spec.provider.workers = [worker];
   if (options.kubernetesVersion) worker.kubernetes = { version: options.kubernetesVersion };
+  if (options.gardenerVersion) {
+    cluster.metadata.annotations = {
+      ...cluster.metadata.annotations,
+      [GARDENER_VERSION_ANNOTATION]: options.gardenerVersion,
+    };
+    // a pool is never newer than its control plane
+    if (options.kubernetesVersion)
+      cluster.spec.shoot.spec.kubernetes = {
+        ...cluster.spec.shoot.spec.kubernetes,
+        version: options.kubernetesVersion,
+      };
+  }
+  const perNodeIdentity = options.gardenerVersion === 'v1.150.0';
   const ca = Buffer.from(shoot.kubeConfig.getCurrentCluster()?.caData ?? '', 'base64').toString('utf8');
   const values = {
     apiServerUrl: API_SERVER_IN_NODE,
@@ -93,9 +118,11 @@ export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Pr
     sshPublicKeys: ['ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQDrealnode real-node'],
     images: { nodeAgent: DEFAULT_IMAGE_NAME },
     nodeLogging: true,
-    // the shared ServiceAccount of v1.91: this shoot has no controller-manager to approve per-node
-    // identities (test/integration/node-agent-identity*.test.ts and the e2e cover those)
-    nodeAgentIdentity: 'serviceAccount',
+    // v1.91: the shared ServiceAccount, this shoot has no controller-manager to approve per-node
+    // identities (test/integration/node-agent-identity*.test.ts and the e2e cover those); v1.150
+    // has only per-node identities: the test approves the agent's CSR and node-agent-grants.ts
+    // stands in for the authorizer
+    nodeAgentIdentity: perNodeIdentity ? 'node' : 'serviceAccount',
   };
   const valuesFile = join(dir, 'values.yaml');
   writeFileSync(valuesFile, stringifyYaml(values));
@@ -118,8 +145,15 @@ export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Pr
   const secret = secretOf(shootObjects);
   const oscSecretName = secret.metadata!.name!;
   const oscYaml = Buffer.from(secret.data['osc.yaml']!, 'base64').toString('utf8');
+  // the access tokens gardener-resource-manager keeps in the shoot (v1.150's nodes ship their logs
+  // with the OpenTelemetry collector)
+  const tokens = [
+    'gardener-node-agent',
+    perNodeIdentity ? 'gardener-opentelemetry-collector' : 'gardener-valitail',
+  ];
   for (const o of shootObjects.filter((o) => String(o.apiVersion).startsWith('rbac.')))
     await apply(o as KubernetesObject);
+  if (perNodeIdentity) for (const o of nodeAgentGroupGrants([oscSecretName, ...tokens])) await apply(o);
   await apply(secret);
 
   // a bootstrap token, as machine-controller-manager puts it into each machine's user data
@@ -134,8 +168,7 @@ export async function setUpShoot(shoot: Envtest, options: ShootOptions = {}): Pr
   } as KubernetesObject);
   const userData = renderUserData(provision).replaceAll(BOOTSTRAP_TOKEN_PLACEHOLDER, `${id}.${token}`);
 
-  // the access tokens gardener-resource-manager keeps in the shoot
-  for (const name of ['gardener-node-agent', 'gardener-valitail']) {
+  for (const name of tokens) {
     const kc = await shoot.kubeConfigForServiceAccount('kube-system', name, 4 * 3600);
     await apply({
       apiVersion: 'v1',

@@ -1,8 +1,9 @@
 /**
  * What the agent asks after an apply to prove it is in effect (docs/node-agent.md#in-effect): the
  * kubelet's configz (with the shared token on the loopback, or with the per-node identity through
- * the API server: configz-fetch.ts), and the kernel's /proc/sys; a failed unit's reason from its
- * journal. Only when the agent manages the machine (its root is `/`), as its health
+ * the API server: configz-fetch.ts), the kernel's /proc/sys, and `containerd config dump` where the
+ * agent writes containerd's config.toml (v1.150 pools); a failed unit's reason from its journal.
+ * Only when the agent manages the machine (its root is `/`), as its health
  * probes, and unless its environment says `GARDENER_NODE_AGENT_IN_EFFECT_CHECKS=off` (a machine
  * whose kubelet is a stand-in, hack/real-node); tests give fakes (`inEffectChecks`) or none.
  */
@@ -14,6 +15,10 @@ import {
   configzOverHttps,
   configzThroughApiServer,
 } from '../controllers/operatingsystemconfig/in-effect/configz-fetch.js';
+import {
+  containerdConfigDumpCheck,
+  hostConfigDump,
+} from '../controllers/operatingsystemconfig/in-effect/containerd-config-dump.js';
 import type { InEffectCheck } from '../controllers/operatingsystemconfig/in-effect/in-effect-check.js';
 import { kubeletConfigzCheck } from '../controllers/operatingsystemconfig/in-effect/kubelet-configz.js';
 import { sysctlReadback } from '../controllers/operatingsystemconfig/in-effect/sysctl-readback.js';
@@ -38,7 +43,11 @@ export function inEffect(agent: Pick<AgentContext, 'options' | 'http' | 'nodeIde
     ? configzThroughApiServer(agent.http, () => agent.nodes.list()[0]?.metadata?.name ?? agent.nodeIdentity)
     : configzOverHttps(new HostRoot(o.root).path(PATH.nodeAgentToken));
   return {
-    inEffectChecks: [kubeletConfigzCheck(configz), sysctlReadback(o.root)],
+    inEffectChecks: [
+      kubeletConfigzCheck(configz),
+      sysctlReadback(o.root),
+      containerdConfigDumpCheck({ root: o.root, dump: hostConfigDump(o.env) }),
+    ],
     unitReason: journalUnitReason(o.env),
   };
 }

@@ -8,7 +8,14 @@
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { V1Node, V1Secret } from '@kubernetes/client-node';
-import { DATA_KEY, NAME, NAMESPACE_KUBE_SYSTEM, type NodeAgentConfiguration, PATH } from '../../api/index.js';
+import {
+  DATA_KEY,
+  type GardenerVersion,
+  NAME,
+  NAMESPACE_KUBE_SYSTEM,
+  type NodeAgentConfiguration,
+  PATH,
+} from '../../api/index.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { KubeconfigFileAccess, loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
@@ -74,12 +81,20 @@ export async function restConfig(
 }
 
 /**
- * Whether the agent runs with its per-node identity: its configuration names its own identity
- * kubeconfig (`credentials/kubeconfig`), which it obtains itself on first start; `$KUBECONFIG`
- * always wins, as for any kubeconfig.
+ * Whether the agent runs with its per-node identity, which it obtains itself on first start: its
+ * configuration names its own identity kubeconfig (`credentials/kubeconfig`), or it follows the
+ * v1.150 contract and names no kubeconfig (gardenlet v1.150.0 renders none: its agent has only
+ * per-node identities since v1.109.0, gardener v1.150.0 cmd/gardener-node-agent/app/app.go);
+ * `$KUBECONFIG` always wins, as for any kubeconfig.
  */
-export function usesNodeIdentity(config: NodeAgentConfiguration, env: NodeJS.ProcessEnv): boolean {
-  return !env.KUBECONFIG && config.clientConnection.kubeconfig === PATH.nodeAgentKubeconfig;
+export function usesNodeIdentity(
+  config: NodeAgentConfiguration,
+  env: NodeJS.ProcessEnv,
+  contract: GardenerVersion = 'v1.91.4',
+): boolean {
+  if (env.KUBECONFIG) return false;
+  const kubeconfig = config.clientConnection.kubeconfig;
+  return kubeconfig === PATH.nodeAgentKubeconfig || (contract === 'v1.150.0' && !kubeconfig);
 }
 
 export interface AgentCredentialsOptions {
@@ -88,6 +103,8 @@ export interface AgentCredentialsOptions {
   readonly env: NodeJS.ProcessEnv;
   /** The node the identity names (asked only when the identity must be obtained). */
   readonly identityNodeName: () => Promise<string>;
+  /** The contract of the configuration (default v1.91.4). */
+  readonly contract?: GardenerVersion;
   readonly log: Logger;
   readonly signal?: AbortSignal;
 }
@@ -97,7 +114,7 @@ export interface AgentCredentialsOptions {
  * when missing), re-read whenever the certificate controller renews it; otherwise `restConfig`.
  */
 export async function agentCredentials(o: AgentCredentialsOptions): Promise<ClusterAccess> {
-  if (!usesNodeIdentity(o.config, o.env)) return restConfig(o.config, o.root, o.env);
+  if (!usesNodeIdentity(o.config, o.env, o.contract)) return restConfig(o.config, o.root, o.env);
   const file = new HostRoot(o.root).path(PATH.nodeAgentKubeconfig);
   if (!(await exists(file)))
     await obtainNodeIdentity({

@@ -44,7 +44,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const host = hostName(o.nodeName);
   // with a per-node identity the agent's name is its Node's (the identity names it); it may only
   // read that Node, so it never looks Nodes up by hostname
-  const nodeIdentity = usesNodeIdentity(config, env)
+  const nodeIdentity = usesNodeIdentity(config, env, o.contract)
     ? await identityNodeName({ root: o.root, nodeName: o.nodeName, hostName: host })
     : undefined;
   const kubeConfig = await agentCredentials({
@@ -52,6 +52,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     root: o.root,
     env,
     identityNodeName: async () => nodeIdentity ?? host,
+    ...(o.contract ? { contract: o.contract } : {}),
     log,
   });
   // one kept-alive connection pool for every watch, read and write of the agent

@@ -21,6 +21,11 @@ export interface BootstrapOptions {
   readonly root: string;
   readonly config: Pick<NodeAgentConfiguration, 'bootstrap'>;
   readonly systemd: Systemd;
+  /**
+   * The agent's unit: v1.91's (`--config`) by default; v1.150's (`--config-dir`) when bootstrap was
+   * run as v1.150's init.sh runs it, so the agent starts reading the file it was given.
+   */
+  readonly unitContent?: string;
   /** Needed only when the config sets `bootstrap.kubeletDataVolumeSize`. */
   readonly disk?: Disk;
   readonly logger?: Logger;
@@ -41,7 +46,7 @@ export async function runBootstrap(options: BootstrapOptions): Promise<void> {
   const unitFile = host.unitFile(UNIT.nodeAgent);
   await host.prepareParent(unitFile);
   logger.info({ unitName: UNIT.nodeAgent }, 'Writing unit file for gardener-node-agent');
-  await writeFileAtomic(unitFile, NODE_AGENT_UNIT_CONTENT, NODE_AGENT_UNIT_FILE_MODE);
+  await writeFileAtomic(unitFile, options.unitContent ?? NODE_AGENT_UNIT_CONTENT, NODE_AGENT_UNIT_FILE_MODE);
 
   logger.info('Reloading systemd daemon');
   await systemd.daemonReload();

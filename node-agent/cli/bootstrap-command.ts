@@ -10,7 +10,12 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { loadNodeAgentConfiguration, PATH, ValidationError } from '../../api/index.js';
+import {
+  loadNodeAgentConfiguration,
+  NODE_AGENT_UNIT_CONTENT_V150,
+  PATH,
+  ValidationError,
+} from '../../api/index.js';
 import { createLogger, type LogFormat, type LogLevel } from '../../runtime/logging.js';
 import { runBootstrap } from '../bootstrap/bootstrap.js';
 import { NODE_AGENT_VERSION } from '../version.js';
@@ -76,6 +81,8 @@ export function addBootstrapCommand(program: Command, io: CliIo): void {
       await runBootstrap({
         root,
         config,
+        // v1.150's init.sh runs `bootstrap --config-dir`: the unit it expects starts the agent so
+        ...(flags.configDir !== undefined ? { unitContent: NODE_AGENT_UNIT_CONTENT_V150 } : {}),
         systemd,
         disk,
         logger,

@@ -42,6 +42,20 @@ describe('hack/real-kubelet', () => {
     expect(wouldApprove(csr(KUBELET_SERVING_SIGNER, 'system:node:n1', ['system:nodes']))).to.equal(true);
   });
 
+  it("approves a node agent's client certificate asked for with a bootstrap token (a v1.150 pool)", () => {
+    const agent = (name: string, username: string, groups: string[]): CsrObject => ({
+      metadata: { name },
+      spec: { signerName: 'kubernetes.io/kube-apiserver-client', username, groups, request: '' },
+    });
+    expect(
+      wouldApprove(agent('node-agent-csr-ab12', 'system:bootstrap:abcdef', ['system:bootstrappers'])),
+    ).to.equal(true);
+    expect(wouldApprove(agent('csr-ab12', 'system:bootstrap:abcdef', ['system:bootstrappers']))).to.equal(
+      false,
+    );
+    expect(wouldApprove(agent('node-agent-csr-ab12', 'alice', ['system:authenticated']))).to.equal(false);
+  });
+
   it('approves nothing else: a serving certificate by a bootstrap token, another signer, another user', () => {
     expect(
       wouldApprove(csr(KUBELET_SERVING_SIGNER, 'system:bootstrap:abcdef', ['system:bootstrappers'])),

@@ -21,9 +21,14 @@ export function oscSysctlKeys(osc: OperatingSystemConfig): string[] {
     .map((l) => l.slice(0, l.indexOf('=')).trim().replace(/^-/, ''));
 }
 
-/** The pause image the OSC's containerd configuration names (init-containerd's PAUSE_IMAGE). */
+/**
+ * The pause image the OSC's containerd configuration names: init-containerd's PAUSE_IMAGE (v1.91),
+ * `criConfig.containerd.sandboxImage` (v1.150, written into config.toml by the agent).
+ */
 export function pauseImagesOf(osc: OperatingSystemConfig): string[] {
   const images = new Set<string>();
+  const sandboxImage = osc.spec.criConfig?.containerd?.sandboxImage;
+  if (sandboxImage) images.add(sandboxImage);
   for (const f of inlineFiles(osc))
     for (const m of f.text.matchAll(/^export PAUSE_IMAGE=['"]?([^'"\s]+)['"]?$/gm)) images.add(m[1]!);
   return [...images];

@@ -6,35 +6,24 @@
  * checks after each apply that what it rendered is what runs (docs/real-node.md#a-real-kubelet).
  * One node boot is shared by the cases, which follow each other as gardenlet's changes would.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { ANNOTATION, type OperatingSystemConfig, readApplyReport, sha256Hex } from '../../api/index.js';
-import { buildNodeAgent } from '../../hack/build-node-agent.js';
-import { type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
-import {
-  realKubeletBinary,
-  realKubeletNodeImage,
-  realKubeletVersion,
-} from '../../hack/real-kubelet/cache.js';
-import { type KubeletOverride, kubeletOverride } from '../../hack/real-kubelet/cgroup-controllers.js';
-import { grantConfigzAccess } from '../../hack/real-kubelet/configz-access.js';
-import {
-  KUBELET_CLIENT_SIGNER,
-  type KubeletCsrSigner,
-  startKubeletCsrSigner,
-} from '../../hack/real-kubelet/kubelet-csr-signer.js';
+import type { OperatingSystemConfig } from '../../api/index.js';
+import { KUBELET_CLIENT_SIGNER } from '../../hack/real-kubelet/kubelet-csr-signer.js';
 import type { Container } from '../../hack/real-node/container.js';
-import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
 import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { httpGetInside } from './agent-probes.js';
 import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
-import { decodeOsc, withMaxPods } from './osc-edits.js';
-import { oscSysctlKeys, pauseImagesOf, renderedNodeLabels } from './real-kubelet-osc.js';
+import { withMaxPods } from './osc-edits.js';
+import {
+  hostSysctl,
+  type RealKubeletNode,
+  readyCondition as ready,
+  startRealKubeletNode,
+} from './real-kubelet-node.js';
+import { oscSysctlKeys, renderedNodeLabels } from './real-kubelet-osc.js';
 import { kubeletConfigz, withKubeletFields } from './real-kubelet-probes.js';
 import { jobStartsPerUnit, journalCursor, showUnits, unitStartsSince } from './systemd-state.js';
 
@@ -42,19 +31,12 @@ const KUBELET = 'kubelet.service';
 
 describe('a real node with a real kubelet and containerd', function () {
   this.timeout(240_000);
-  let envtest: Envtest;
-  let shoot: ShootForNodes;
-  let signer: KubeletCsrSigner;
-  let core: CoreV1Api;
-  let node: NodeUnderTest | undefined;
+  let r: RealKubeletNode;
   let c: Container;
-  let buildDir: string;
   let host: HostSnapshot;
   let osc: OperatingSystemConfig;
-  let override: KubeletOverride;
   let version: string;
   let readyAfterS = Number.NaN;
-  let firstChecksum: string;
   let hostSysctls: string[];
   const name = `real-node-k${Date.now().toString(36)}`;
 
@@ -63,81 +45,19 @@ describe('a real node with a real kubelet and containerd', function () {
     this.timeout(30 * 60_000);
     reapStaleNodes();
     host = hostSnapshot();
-    const image = realKubeletNodeImage();
-    const kubelet = realKubeletBinary();
-    version = realKubeletVersion();
-    override = kubeletOverride();
-    process.stdout.write(`      real kubelet: ${override.note}\n`);
-    buildDir = mkdtempSync(join(tmpdir(), 'real-kubelet-agent-'));
-    const [started, build] = await Promise.all([
-      startEnvtest({ name: 'real-kubelet' }),
-      buildNodeAgent({ outDir: buildDir }),
-    ]);
-    envtest = started;
-    core = envtest.kubeConfig.makeApiClient(CoreV1Api);
-    signer = startKubeletCsrSigner(envtest);
-    await grantConfigzAccess(envtest);
-    shoot = await setUpShoot(envtest, {
-      kubernetesVersion: version,
-      kubeletCaPem: readFileSync(envtest.clientCa!.certFile, 'utf8'),
-    });
-    osc = withKubeletFields(decodeOsc(shoot.oscYaml), override.fields);
+    r = await startRealKubeletNode({ name, log: (line) => process.stdout.write(`      ${line}\n`) });
+    ({ container: c, osc, version } = r);
     hostSysctls = oscSysctlKeys(osc).map((k) => `${k}=${hostSysctl(k)}`);
-    firstChecksum =
-      Object.keys(override.fields).length > 0 ? await shoot.publishOsc(osc) : sha256Hex(shoot.oscYaml);
-    node = await provisionNode({
-      name,
-      shoot,
-      envtest,
-      agentBinary: build.binary,
-      cache: image,
-      imageFile: (path) => (path === '/kubelet' ? kubelet : undefined),
-      // the kubelet registers its Node itself, with the bootstrap token of the user data
-      registerNode: false,
-      hostFiles: {
-        'sysctl-fakes': oscSysctlKeys(osc)
-          .map((k) => `${k}=${hostSysctl(k)}\n`)
-          .join(''),
-        'pause-images': pauseImagesOf(osc).join('\n'),
-      },
-    });
-    c = node.container;
   });
 
   after(async () => {
-    await node?.stop();
-    await signer?.stop();
-    await shoot?.cleanup();
-    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+    await r?.stop();
   });
 
-  const readNode = async (): Promise<V1Node | undefined> => core.readNode({ name }).catch(() => undefined);
-  const ready = (n: V1Node | undefined) => n?.status?.conditions?.find((x) => x.type === 'Ready');
-  const nodeChecksum = async () =>
-    (await readNode())?.metadata?.annotations?.[ANNOTATION.checksumCloudConfigData];
-  const applyReport = async () =>
-    readApplyReport((await readNode())?.metadata?.annotations as Record<string, string>);
-
-  async function journalOf(unit: string, lines = 40): Promise<string> {
-    return (await c.exec(['journalctl', '--no-pager', '-n', String(lines), '-u', unit, '-o', 'cat'])).stdout;
-  }
-
-  /** Waits until the agent's report on the Node for `checksum` is final (Succeeded or Failed). */
-  async function verdict(checksum: string, timeoutMs = 150_000) {
-    return eventually(
-      `the agent's verdict on ${checksum.slice(0, 12)}`,
-      async () => {
-        const r = await applyReport();
-        return r?.checksum === checksum && r.result !== 'Verifying' ? r : undefined;
-      },
-      timeoutMs,
-      250,
-    ).catch(async (e: Error) => {
-      throw new Error(
-        `${e.message}; the agent's journal:\n${await journalOf('gardener-node-agent.service', 60)}`,
-      );
-    });
-  }
+  const readNode = () => r.readNode();
+  const nodeChecksum = () => r.nodeChecksum();
+  const journalOf = (unit: string, lines?: number) => r.journalOf(unit, lines);
+  const verdict = (checksum: string, timeoutMs?: number) => r.verdict(checksum, timeoutMs);
 
   it('joins with a bootstrap token and is Ready with the labels we render, kubelet and containerd real', async () => {
     const kubeletStart = await eventually(
@@ -168,33 +88,38 @@ describe('a real node with a real kubelet and containerd', function () {
     expect(registered.status?.nodeInfo?.kubeletVersion).to.equal(`v${version}`);
     expect(registered.status?.nodeInfo?.containerRuntimeVersion).to.match(/^containerd:\/\/1\./);
     // the kubelet's client certificate came through the bootstrap token's CSR
-    expect(signer.signed.some((s) => s.startsWith(KUBELET_CLIENT_SIGNER))).to.equal(true);
+    expect(r.signer.signed.some((s) => s.startsWith(KUBELET_CLIENT_SIGNER))).to.equal(true);
     const kubeconfig = readFileSync(c.path('/var/lib/kubelet/kubeconfig-real'), 'utf8');
     expect(kubeconfig).to.contain('/var/lib/kubelet/pki/kubelet-client-current.pem');
 
     // the agent applied the OSC on the Node the kubelet registered, and found it in effect
-    const report = await verdict(firstChecksum);
+    const report = await verdict(r.firstChecksum);
     expect(report.result, report.message).to.equal('Succeeded');
-    expect(await nodeChecksum()).to.equal(firstChecksum);
+    expect(await nodeChecksum()).to.equal(r.firstChecksum);
   });
 
   it('a maxPods change is in effect in the kubelet configz after exactly one kubelet restart', async () => {
     const cursor = await journalCursor(c);
     const next = withMaxPods(osc, 111);
-    const checksum = await shoot.publishOsc(next);
+    const checksum = await r.shoot.publishOsc(next);
     const report = await verdict(checksum);
     expect(report.result, report.message).to.equal('Succeeded');
     const starts = await unitStartsSince(c, cursor);
     expect(jobStartsPerUnit(starts).get(KUBELET)).to.equal(1);
     expect(starts.filter((s) => s.unit === KUBELET)).to.have.length(1);
-    const configz = await eventually('the kubelet /configz', () => kubeletConfigz(c, envtest), 60_000, 1000);
+    const configz = await eventually(
+      'the kubelet /configz',
+      () => kubeletConfigz(c, r.envtest),
+      60_000,
+      1000,
+    );
     expect(configz.maxPods).to.equal(111);
     osc = next;
   });
 
   it('a kubelet restart: /healthz, Lease and Ready again, measured', async () => {
     const before = (await showUnits(c, [KUBELET], ['InvocationID'])).get(KUBELET)!.InvocationID;
-    const leases = envtest.kubeConfig.makeApiClient(CoordinationV1Api);
+    const leases = r.envtest.kubeConfig.makeApiClient(CoordinationV1Api);
     const t0 = Date.now();
     await c.run(['systemctl', 'restart', KUBELET]);
     let healthzS = Number.NaN;
@@ -237,13 +162,13 @@ describe('a real node with a real kubelet and containerd', function () {
 
   it('a kubelet configuration the kubelet rejects is Failed with the kubelet reason', async () => {
     const broken = withMaxPods(osc, -1);
-    const checksum = await shoot.publishOsc(broken);
+    const checksum = await r.shoot.publishOsc(broken);
     const report = await verdict(checksum);
     expect(report.result).to.equal('Failed');
     expect(report.message).to.contain('maxPods (--max-pods) -1 must not be a negative number');
     // back to a configuration the kubelet takes, as the operator would roll forward
     const fixed = withMaxPods(osc, 112);
-    const good = await shoot.publishOsc(fixed);
+    const good = await r.shoot.publishOsc(fixed);
     expect((await verdict(good)).result).to.equal('Succeeded');
     osc = fixed;
   });
@@ -254,7 +179,7 @@ describe('a real node with a real kubelet and containerd', function () {
     const shadowed = withKubeletFields(osc, {
       containerRuntimeEndpoint: 'unix:///run/containerd/other.sock',
     });
-    const report = await verdict(await shoot.publishOsc(shadowed));
+    const report = await verdict(await r.shoot.publishOsc(shadowed));
     expect(report).to.include({ result: 'Failed', reason: 'NotInEffect' });
     expect(report.message).to.contain(
       'kubelet configz containerRuntimeEndpoint is "unix:///run/containerd/containerd.sock", rendered "unix:///run/containerd/other.sock"',
@@ -262,15 +187,14 @@ describe('a real node with a real kubelet and containerd', function () {
     expect(
       (await readNode())?.metadata?.annotations?.['node-configuration.gardener.cloud/apply-reason'],
     ).to.equal('NotInEffect');
-    const good = await shoot.publishOsc(osc);
+    const good = await r.shoot.publishOsc(osc);
     expect((await verdict(good)).result).to.equal('Succeeded');
   });
 
   it('leaves the host as found: no process, mount, cgroup, veth or /run leftovers, sysctls unchanged', async () => {
     const { leader, nspawnPid } = c;
-    const { nodeDir } = node!.node;
-    await node!.stop();
-    node = undefined;
+    const { nodeDir } = r.node.node;
+    await r.stopNode();
     expect(hostDifferences(host, hostSnapshot(), { name, nodeDir, pids: [leader, nspawnPid] })).to.deep.equal(
       [],
     );
@@ -279,13 +203,3 @@ describe('a real node with a real kubelet and containerd', function () {
     expect(readFileSync('/proc/net/dev', 'utf8')).to.not.match(/eth0-peer|cni0/);
   });
 });
-
-function hostSysctl(key: string): string {
-  try {
-    return readFileSync(`/proc/sys/${key.includes('/') ? key : key.replaceAll('.', '/')}`, 'utf8')
-      .trim()
-      .replaceAll(/\s+/g, ' ');
-  } catch {
-    return '0';
-  }
-}

@@ -1,9 +1,9 @@
 /**
- * What an applied OSC means for each of its units, judged by the node's systemd: loaded; enabled
- * (`static` when the unit has no [Install] section, which `systemctl enable` accepts and leaves
- * so), or disabled where the OSC says so; running, or run to success for units that end
- * (oneshot, or a service that exits and is started again by its own Restart=), or stopped where the
- * OSC says so. gardener-node-init.service is disabled and stopped once the agent runs. systemd
+ * What an applied OSC means for each of its units, judged by the node's systemd: loaded; enabled,
+ * or disabled where the OSC says so (`static` either way when the unit has no [Install] section,
+ * which `systemctl enable` and `disable` accept and leave so); running, or run to success for
+ * units that end (oneshot, or a service that exits and is started again by its own Restart=), or
+ * stopped where the OSC says so. gardener-node-init.service is disabled and stopped once the agent runs. systemd
  * forgets the state of a unit that ended and nothing refers to, so that it ran is taken from its
  * journal.
  */
@@ -31,7 +31,9 @@ export async function expectUnitsAsOscSays(container: Container, osc: OperatingS
     if (s.LoadState !== 'loaded') problems.push(`not loaded: ${describe}`);
     const content = unit.content ?? (await container.run(['systemctl', 'cat', '--', unit.name]));
     const installable = /^\[Install\]/m.test(content);
-    const fileState = disabled ? 'disabled' : installable ? 'enabled' : 'static';
+    // a unit without [Install] is `static` whether the OSC enables it or not (v1.150's
+    // opentelemetry-collector-healthcheck.service, `enable: false`, started by its timer)
+    const fileState = !installable ? 'static' : disabled ? 'disabled' : 'enabled';
     if (s.UnitFileState !== fileState) problems.push(`expected ${fileState}: ${describe}`);
     if (stopped) {
       if (s.ActiveState !== 'inactive') problems.push(`expected inactive: ${describe}`);

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { NODE_AGENT_UNIT_CONTENT, PATH } from '../../../api/index.js';
+import { NODE_AGENT_UNIT_CONTENT, NODE_AGENT_UNIT_CONTENT_V150, PATH } from '../../../api/index.js';
 import { MemoryDisk } from '../../../hack/node-agent-doubles/memory-disk.js';
 import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
 import { parseRecording } from '../../../hack/node-agent-doubles/recording-systemd.js';
@@ -189,6 +189,26 @@ describe('node-agent bootstrap', () => {
       expect(messages[0]).to.include({ msg: 'Starting gardener-node-init' });
       expect(messages.map((m) => m.msg)).to.include(`FLAG: --root=${root}`);
       expect(messages.at(-1)?.msg).to.equal('Bootstrap procedure finished, terminating');
+    });
+
+    it("run as v1.150's init.sh runs it (--config-dir): writes v1.150's unit, which starts the agent with --config-dir", async () => {
+      const configDir = join(dir, 'config-dir');
+      mkdirSync(configDir);
+      writeFileSync(join(configDir, 'config-v1.150.0.yaml'), configYaml());
+      const { code, stderr } = await runCli([
+        'bootstrap',
+        `--config-dir=${configDir}`,
+        '--root',
+        root,
+        `--systemd=record:${record()}`,
+      ]);
+      expect(code, stderr).to.equal(0);
+      const unit = fileAt(root, '/etc/systemd/system/gardener-node-agent.service');
+      expect(unit).to.deep.equal({ mode: '0644', content: NODE_AGENT_UNIT_CONTENT_V150 });
+      expect(unit?.content).to.contain(
+        'ExecStart=/opt/bin/gardener-node-agent --config-dir=/var/lib/gardener-node-agent\n',
+      );
+      expect(parseRecording(readFileSync(record(), 'utf8'))).to.deep.equal(ACTIONS);
     });
 
     it('reads <root>/var/lib/gardener-node-agent/config.yaml without --config; text logs from the config', async () => {

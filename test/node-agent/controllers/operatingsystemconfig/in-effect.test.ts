@@ -423,9 +423,13 @@ describe('node agent: what an apply put in effect', () => {
       }) as unknown as Parameters<typeof inEffect>[0];
     const failing = () => Promise.reject(new Error('not asked here'));
 
-    it('on the machine it manages: the kubelet configz and the sysctls, and units say why they failed', () => {
+    it("on the machine it manages: the kubelet configz, the sysctls, containerd's config dump, and units say why they failed", () => {
       const on = inEffect(options('/'));
-      expect(on.inEffectChecks?.map((c) => c.name)).to.deep.equal(['kubelet configz', 'sysctl']);
+      expect(on.inEffectChecks?.map((c) => c.name)).to.deep.equal([
+        'kubelet configz',
+        'sysctl',
+        'containerd config dump',
+      ]);
       expect(on.unitReason).to.be.a('function');
     });
 

@@ -13,8 +13,10 @@ export function withProbe(osc: OperatingSystemConfig, generation: number): strin
       command: 'start',
       content:
         '[Unit]\nDescription=node agent benchmark probe\n' +
-        `# generation ${generation}\n` +
-        '[Service]\nType=oneshot\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n',
+        // a setting systemd acts on, so every update restarts the probe under any disruption
+        // policy (a comment would restart nothing by default: docs/least-disruption.md)
+        `[Service]\nType=oneshot\nEnvironment=PROBE_GENERATION=${generation}\nExecStart=/bin/true\n` +
+        '[Install]\nWantedBy=multi-user.target\n',
     },
   ];
   return stringifyYaml(copy);

@@ -14,6 +14,7 @@ import { applyBarrierFromEnv } from '../applier/apply-barrier.js';
 import { HostRoot } from '../applier/host-root.js';
 import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { addCertificateController } from '../controllers/certificate/add.js';
+import { driftCheckInterval } from '../controllers/drift/drift-interval.js';
 import { driftMetrics } from '../controllers/drift/drift-metrics.js';
 import { DriftMonitor } from '../controllers/drift/drift-monitor.js';
 import { addHealthCheckController, HEALTH_CHECK_CONTROLLER_NAME } from '../controllers/healthcheck/add.js';
@@ -30,7 +31,12 @@ import { nodeEventSink } from './event-sinks.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
 
-function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, events: EventSink): void {
+function startDriftMonitor(
+  agent: AgentContext,
+  node: () => V1Node | undefined,
+  events: EventSink,
+  intervalMs: number,
+): void {
   const o = agent.options;
   new DriftMonitor({
     root: o.root,
@@ -43,7 +49,7 @@ function startDriftMonitor(agent: AgentContext, node: () => V1Node | undefined, 
     disruptionPolicy: o.disruptionPolicy,
     hostName: agent.hostName.toLowerCase(),
     containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
-    intervalMs: o.driftCheckIntervalMs ?? 60_000,
+    intervalMs,
     log: agent.log,
   }).start(agent.signal);
 }
@@ -132,7 +138,8 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
     controllers.push(addSystemdUnitCheckController(check, signal));
   }
   // drift of the node from what it applied: watched, reported on the Node, repaired by policy
-  if (o.driftCheckIntervalMs !== undefined) startDriftMonitor(agent, node, events);
+  const driftIntervalMs = driftCheckInterval(o);
+  if (driftIntervalMs !== undefined) startDriftMonitor(agent, node, events, driftIntervalMs);
   // a changed hostname changes which Node is ours: start over
   if (!o.nodeName) {
     const check = {

@@ -40,9 +40,10 @@ export interface AgentOptions {
   readonly revertFailedApplies?: boolean;
   /**
    * The drift monitor's periodic full check (controllers/drift, docs/node-agent.md#drift), beside
-   * its inotify watch; absent: no drift monitor.
+   * its inotify watch; `false`: no drift monitor. Default: every minute when the root is `/`, else
+   * none (controllers/drift/drift-interval.ts).
    */
-  readonly driftCheckIntervalMs?: number;
+  readonly driftCheckIntervalMs?: number | false;
   /**
    * Least disruption (docs/least-disruption.md): unit commands as the decision for this policy
    * picks them. Absent: every changed unit restarts, as upstream (`--disruption-policy none`);

@@ -17,6 +17,7 @@ import { cleanCloudConfigDownloader } from '../bootstrap/cloud-config-downloader
 import { writeKubeletBootstrapKubeconfig } from '../bootstrap/kubelet-bootstrap-kubeconfig.js';
 import { ownNode } from '../controllers/agent-informers.js';
 import { agentMetrics, countingRestarts } from '../controllers/agent-metrics.js';
+import { driftCheckInterval } from '../controllers/drift/drift-interval.js';
 import { CONTROLLER_NAME as OSC_CONTROLLER_NAME } from '../controllers/operatingsystemconfig/add.js';
 import { identityNodeName } from '../identity/identity-name.js';
 import { addAgentControllers } from './add-controllers.js';
@@ -133,6 +134,7 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
       metrics: metricsServer.url,
       kubeletHealthz: probes.kubeletHealthzUrl ?? 'off',
       containerdHealthCheck: probes.containerdCheck ? 'on' : 'off',
+      driftCheckIntervalMs: driftCheckInterval(o) ?? 'off',
     },
     'Started gardener-node-agent',
   );

@@ -50,8 +50,11 @@ interface RunFlags {
   readonly driftCheckInterval?: string;
 }
 
-/** `--drift-check-interval`: the drift monitor's periodic check (docs/node-agent.md#drift); `0s` or absent: off. */
-function driftIntervalMs(value: string | undefined): number | undefined {
+/**
+ * `--drift-check-interval`: the drift monitor's periodic check (docs/node-agent.md#drift); `0s`:
+ * off (false); absent: the agent's default, every minute on a node (root `/`), else off.
+ */
+export function driftIntervalMs(value: string | undefined): number | false | undefined {
   if (value === undefined) return undefined;
   let nanos: number;
   try {
@@ -63,7 +66,7 @@ function driftIntervalMs(value: string | undefined): number | undefined {
     throw new UsageError(
       `--drift-check-interval must be 0s (off) or at least 1s, not ${JSON.stringify(value)}`,
     );
-  return nanos === 0 ? undefined : nanos / 1e6;
+  return nanos === 0 ? false : nanos / 1e6;
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -161,6 +164,7 @@ export function withApiServerOverrides(
 export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
   const root = checkedRoot(flags.root, io.env);
   const applySettleMs = settleMs(flags.applySettleTime);
+  const driftCheckIntervalMs = driftIntervalMs(flags.driftCheckInterval);
   const disruptionPolicy = agentDisruptionPolicy(flags.disruptionPolicy, root);
   const healthProbes = {
     kubeletHealthzUrl: kubeletHealthzUrl(flags),
@@ -196,7 +200,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     applySettleMs,
     revertFailedApplies: flags.revertFailedApplies ?? false,
     disruptionPolicy,
-    driftCheckIntervalMs: driftIntervalMs(flags.driftCheckInterval),
+    driftCheckIntervalMs,
     contract,
     ...(configFile === '-' ? {} : { configFile }),
     ...healthProbes,
@@ -259,7 +263,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .addOption(disruptionPolicyOption())
     .option(
       '--drift-check-interval <duration>',
-      'watch the applied files and units for drift (inotify) and check them fully this often; report on the Node, repair by the drift policy (e.g. 1m; default off)',
+      'watch the applied files and units for drift (inotify) and check them fully this often; report on the Node, repair by the drift policy ("0s": off; default 1m when --root is /, else off)',
     )
     .action((command: string | undefined, flags: RunFlags) => {
       if (command !== undefined) throw new UsageError(`unknown command '${command}' (see --help)`);

@@ -78,6 +78,8 @@ export class DriftMonitor {
   private running: Promise<CheckOutcome | undefined> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The first check after start reports only (see start). */
+  private reportOnlyOnce = false;
 
   constructor(private readonly o: DriftMonitorOptions) {
     this.host = new HostRoot(o.root);
@@ -102,7 +104,14 @@ export class DriftMonitor {
     return this.watcher;
   }
 
+  /**
+   * Checks now and every `intervalMs`. The check at start reports but does not repair: the OSC
+   * controller reconciles at start too, and when it applies a newer OSC a repair to the last one
+   * first would restart the same units twice; what is still drifted after that apply is repaired
+   * by the next check (an inotify-seen change, or the interval).
+   */
   start(signal: AbortSignal): void {
+    this.reportOnlyOnce = true;
     const tick = () => {
       void this.trigger().finally(() => {
         if (!signal.aborted) this.timer = setTimeout(tick, this.o.intervalMs);
@@ -164,7 +173,10 @@ export class DriftMonitor {
     });
     if (changedAt !== undefined && refresh.decisions.length > 0)
       this.o.metrics.detectionLatency.observe(((this.o.now ?? Date.now)() - changedAt) / 1000);
-    const permission = repairPermission(this.o.node());
+    const permission = this.reportOnlyOnce
+      ? { repair: false, reason: 'the agent has just started: the OSC controller applies first' }
+      : repairPermission(this.o.node());
+    this.reportOnlyOnce = false;
     let outcome: CheckOutcome = {
       found: refresh.decisions,
       open: notAdopted(refresh.decisions),

@@ -7,6 +7,7 @@ import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-system
 import { driftMetrics } from '../../../../node-agent/controllers/drift/drift-metrics.js';
 import { DriftMonitor } from '../../../../node-agent/controllers/drift/drift-monitor.js';
 import { DirectoryImageExtractor } from '../../../../node-agent/registry/directory-extractor.js';
+import { eventuallyPasses } from '../../../support/eventually.js';
 import { driftOsc } from '../../drift/drift-fixture.js';
 import { applyTo, opText } from '../../support/apply-fixture.js';
 import { useTempDirs } from '../../support/harness.js';
@@ -116,6 +117,20 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
     const outcome = await monitor().check();
     expect(outcome?.held).to.contain('halted');
     expect(readFileSync(at('etc/sysctl.d/99-k8s-general.conf'), 'utf8')).to.equal('x\n');
+  });
+
+  it('the check at start reports only (the OSC controller applies first); the next one repairs', async () => {
+    writeFileSync(at('var/lib/kubelet/config/kubelet'), 'edited\n');
+    const m = monitor();
+    const stop = new AbortController();
+    m.start(stop.signal);
+    await eventuallyPasses(() => expect(applied).to.have.length(1));
+    stop.abort();
+    expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.equal('edited\n');
+    expect(condition()).to.include({ status: 'True', reason: 'DriftReported' });
+    expect(condition()?.message).to.contain('the agent has just started');
+    expect((await m.check())?.repaired).to.equal(true);
+    expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.contain('maxPods');
   });
 
   it('the inotify watch notices an edit without waiting for the periodic check', async function () {

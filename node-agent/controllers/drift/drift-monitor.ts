@@ -126,6 +126,11 @@ export class DriftMonitor {
     this.watcher?.close();
   }
 
+  /** Resolves once no check runs: the one running and the one it queued. */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
   /** One check now, or once more after the one running (changes during a check are not lost). */
   async trigger(changedAt?: number): Promise<CheckOutcome | undefined> {
     if (this.running) {
@@ -152,6 +157,9 @@ export class DriftMonitor {
   }
 
   private async checkOnce(changedAt?: number): Promise<CheckOutcome | undefined> {
+    // the first check after start, whichever way it ends (an apply in flight ends it early)
+    const reportOnly = this.reportOnlyOnce;
+    this.reportOnlyOnce = false;
     const text = await readLastAppliedText(this.host);
     if (text === undefined) return undefined;
     // an apply in flight (or cut off) owns the node until it finishes; the next check follows it
@@ -173,10 +181,9 @@ export class DriftMonitor {
     });
     if (changedAt !== undefined && refresh.decisions.length > 0)
       this.o.metrics.detectionLatency.observe(((this.o.now ?? Date.now)() - changedAt) / 1000);
-    const permission = this.reportOnlyOnce
+    const permission = reportOnly
       ? { repair: false, reason: 'the agent has just started: the OSC controller applies first' }
       : repairPermission(this.o.node());
-    this.reportOnlyOnce = false;
     let outcome: CheckOutcome = {
       found: refresh.decisions,
       open: notAdopted(refresh.decisions),

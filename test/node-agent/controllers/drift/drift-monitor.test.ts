@@ -4,8 +4,11 @@ import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
+import { HostRoot } from '../../../../node-agent/applier/host-root.js';
+import { removeProgress, writeProgress } from '../../../../node-agent/applier/progress-file.js';
 import { driftMetrics } from '../../../../node-agent/controllers/drift/drift-metrics.js';
 import { DriftMonitor } from '../../../../node-agent/controllers/drift/drift-monitor.js';
+import { computePlan } from '../../../../node-agent/planner/compute-plan.js';
 import { DirectoryImageExtractor } from '../../../../node-agent/registry/directory-extractor.js';
 import { eventuallyPasses } from '../../../support/eventually.js';
 import { driftOsc } from '../../drift/drift-fixture.js';
@@ -131,6 +134,23 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
     expect(condition()?.message).to.contain('the agent has just started');
     expect((await m.check())?.repaired).to.equal(true);
     expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.contain('maxPods');
+  });
+
+  it('a check at start cut short by an apply in flight still counts as the report-only one', async () => {
+    const host = new HostRoot(root);
+    await writeProgress(host, {
+      oscChecksum: CHECKSUM,
+      plan: computePlan(undefined, driftOsc()),
+      completed: [],
+    });
+    const m = monitor();
+    const stop = new AbortController();
+    m.start(stop.signal);
+    stop.abort();
+    await m.settled(); // the check at start: the apply owns the node, nothing is checked
+    await removeProgress(host);
+    writeFileSync(at('var/lib/kubelet/config/kubelet'), 'edited\n');
+    expect((await m.check())?.repaired).to.equal(true);
   });
 
   it('the inotify watch notices an edit without waiting for the periodic check', async function () {

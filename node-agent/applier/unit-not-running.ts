@@ -18,6 +18,17 @@ import type { UnitStatus } from '../systemd/unit-status.js';
 /** waitid()'s CLD_EXITED, as `systemctl show` prints ExecMainCode. */
 const CLD_EXITED = 1;
 
+/** The unit's last run ended with exit status 0 and systemd calls its result a success. Pure. */
+export function exitedCleanly(
+  status: Pick<UnitStatus, 'result' | 'execMainCode' | 'execMainStatus'>,
+): boolean {
+  return (
+    (status.result ?? 'success') === 'success' &&
+    status.execMainCode === CLD_EXITED &&
+    status.execMainStatus === 0
+  );
+}
+
 export function notRunning(
   status: Pick<
     UnitStatus,
@@ -29,7 +40,6 @@ export function notRunning(
   const success = (status.result ?? 'success') === 'success';
   // a oneshot that ran and exited cleanly did what it was started for
   if (status.type === 'oneshot' && success) return false;
-  const exitedCleanly = status.execMainCode === CLD_EXITED && status.execMainStatus === 0;
   const unloaded = status.invocationId === '';
-  return !(success && (exitedCleanly || unloaded));
+  return !(exitedCleanly(status) || (success && unloaded));
 }

@@ -160,6 +160,29 @@ describe('a real node: the agent under a real systemd', function () {
     expect(interfaces.filter((l) => l.trim()).map((l) => l.split(':')[0]!.trim())).to.deep.equal(['lo']);
   });
 
+  it('with no flag the agent watches for drift: a deleted sysctl file is restored, the Node says so', async () => {
+    // the unit is contract bytes and passes only --config: the monitor must be the agent's default
+    const sysctl = '/etc/sysctl.d/99-k8s-general.conf';
+    const bytes = await c.run(['cat', sysctl]);
+    await c.run(['rm', sysctl]);
+    await eventually(
+      'the agent to restore the deleted sysctl file',
+      async () => (await c.exec(['cat', sysctl])).stdout === bytes,
+      30_000,
+      250,
+    );
+    await eventually(
+      'the Node condition NodeConfigurationDrift to say the drift was repaired',
+      async () => {
+        const conditions = (await core.readNode({ name })).status?.conditions ?? [];
+        const drift = conditions.find((k) => k.type === 'NodeConfigurationDrift');
+        return drift?.status === 'False' && drift.reason === 'DriftRepaired';
+      },
+      30_000,
+      250,
+    );
+  });
+
   it('a kubelet configuration change restarts exactly kubelet: its InvocationID changes and no other', async () => {
     const all = unitNames(osc).concat(OS_UNITS);
     const before = await invocations(all);

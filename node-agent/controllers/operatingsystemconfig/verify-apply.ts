@@ -8,6 +8,7 @@
 import { APPLY_REASON, type OperatingSystemConfig } from '../../../api/index.js';
 import { type Clock, realClock, sleep } from '../../../runtime/clock.js';
 import { HostRoot } from '../../applier/host-root.js';
+import { exitedCleanly, notRunning } from '../../applier/unit-not-running.js';
 import type { Plan } from '../../planner/plan.js';
 import type { Systemd } from '../../systemd/systemd.js';
 import type { UnitStatus } from '../../systemd/unit-status.js';
@@ -29,15 +30,14 @@ const RUNNING = new Set(['active', 'reloading']);
 /** Why a unit restarted settle time ago is not as it should be, or undefined when it is. Pure. */
 export function unitProblem(unit: string, status: UnitStatus): string | undefined {
   if (RUNNING.has(status.activeState)) return undefined;
-  // ran and exited, and systemd itself calls that a success (one that crashed is failed, or
-  // restarting); never started since boot is no success, although systemd's result says so
-  if (
-    status.activeState === 'inactive' &&
-    status.result === 'success' &&
-    status.inactiveExitTimestampMonotonic > 0
-  )
-    return undefined;
-  if (status.type === 'oneshot' && status.activeState === 'inactive') return undefined;
+  // ended by itself as it should, judged as drift detection judges it (applier/unit-not-running.ts):
+  // a oneshot, a script run to exit 0 (a timer's containerd-logrotate.service, no Type=oneshot),
+  // a finished unit systemd unloaded (gardener-user.service: the apply started it, so no run on
+  // record means it ended without failing); a unit somebody stopped was killed, so it counts
+  if (status.activeState === 'inactive' && !notRunning(status)) return undefined;
+  // between two runs of a Restart=always unit whose last run exited 0 (sshd-ensurer.service);
+  // a crash loop's result is exit-code or signal
+  if (status.subState === 'auto-restart' && exitedCleanly(status)) return undefined;
   return `${unit} is ${status.activeState} (${status.subState})`;
 }
 

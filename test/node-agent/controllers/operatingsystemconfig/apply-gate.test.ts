@@ -130,8 +130,20 @@ describe('node agent rollout gate: verifying an apply', () => {
     ],
     [
       'a service that ran to success (a timer runs it)',
-      { type: 'simple', activeState: 'inactive', subState: 'dead', result: 'success' },
+      {
+        type: 'simple',
+        activeState: 'inactive',
+        subState: 'dead',
+        result: 'success',
+        execMainCode: 1,
+        execMainStatus: 0,
+      },
       undefined,
+    ],
+    [
+      'a service somebody stopped (SIGTERM: CLD_KILLED), systemd result success',
+      { activeState: 'inactive', subState: 'dead', result: 'success', execMainCode: 2, execMainStatus: 15 },
+      'u is inactive (dead)',
     ],
     [
       'a service that exited with an error',
@@ -159,6 +171,45 @@ describe('node agent rollout gate: verifying an apply', () => {
       'u is activating (auto-restart)',
     ],
     ['failed', { activeState: 'failed', subState: 'failed' }, 'u is failed (failed)'],
+    [
+      'a service that ran and systemd unloaded (gardener-user.service, judged again after a restart)',
+      {
+        type: 'simple',
+        activeState: 'inactive',
+        subState: 'dead',
+        result: 'success',
+        invocationId: '',
+        inactiveExitTimestampMonotonic: 0,
+      },
+      undefined,
+    ],
+    [
+      'a script run to exit 0',
+      { activeState: 'inactive', subState: 'dead', result: 'success', execMainCode: 1, execMainStatus: 0 },
+      undefined,
+    ],
+    [
+      'between two runs of a Restart=always unit whose last run exited 0 (sshd-ensurer.service)',
+      {
+        activeState: 'activating',
+        subState: 'auto-restart',
+        result: 'success',
+        execMainCode: 1,
+        execMainStatus: 0,
+      },
+      undefined,
+    ],
+    [
+      'in a crash loop: its last run exited 1',
+      {
+        activeState: 'activating',
+        subState: 'auto-restart',
+        result: 'exit-code',
+        execMainCode: 1,
+        execMainStatus: 1,
+      },
+      'u is activating (auto-restart)',
+    ],
   ];
   for (const [name, o, want] of units) {
     it(`a unit: ${name}`, () => expect(unitProblem('u', status(o))).to.equal(want));
@@ -189,6 +240,9 @@ describe('node agent rollout gate: verifying an apply', () => {
       message: 'applied; 1 restarted unit(s) active after 5s',
     });
 
+    // started, then stopped by somebody: still loaded, with the run's InvocationID
+    await systemd.restart('b.service');
+    await systemd.stop('b.service');
     const inactive = await verifyApply({ units: ['b.service'], systemd, probes: [], settleMs: 0, signal });
     expect(inactive).to.deep.equal({
       ok: false,

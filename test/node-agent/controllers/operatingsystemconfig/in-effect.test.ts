@@ -372,6 +372,9 @@ describe('node agent: what an apply put in effect', () => {
     });
 
     it("a unit or probe that failed says why in the unit's own words", async () => {
+      // other.service ran and somebody stopped it: still loaded, with its run's InvocationID
+      await systemd.restart('other.service');
+      await systemd.stop('other.service');
       const verdict = await verifyApply({
         units: ['kubelet.service', 'other.service'],
         systemd,
@@ -380,7 +383,7 @@ describe('node agent: what an apply put in effect', () => {
         signal,
         unitReason: async (u) => (u === 'kubelet.service' ? 'invalid configuration: maxPods' : undefined),
       });
-      // other.service never started: the unit judgement comes first
+      // other.service is not running: the unit judgement comes first
       expect(verdict).to.include({ ok: false, reason: 'UnitNotActive' });
       const probe = await verifyApply({
         units: ['kubelet.service'],

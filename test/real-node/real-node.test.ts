@@ -170,7 +170,10 @@ describe('a real node: the agent under a real systemd', function () {
       async () => (await c.exec(['cat', sysctl])).stdout === bytes,
       30_000,
       250,
-    );
+    ).catch(async (e: Error) => {
+      const journal = await c.exec(['journalctl', '--no-pager', '-n', '40', '-u', AGENT_UNIT, '-o', 'cat']);
+      throw new Error(`${e.message}; the agent's journal:\n${journal.stdout}`);
+    });
     await eventually(
       'the Node condition NodeConfigurationDrift to say the drift was repaired',
       async () => {

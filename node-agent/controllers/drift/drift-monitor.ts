@@ -161,17 +161,14 @@ export class DriftMonitor {
     const reportOnly = this.reportOnlyOnce;
     this.reportOnlyOnce = false;
     const text = await readLastAppliedText(this.host);
-    if (text === undefined) return undefined;
+    const decoded = text === undefined ? undefined : decodeLastApplied(text);
+    const osc = decoded && 'osc' in decoded ? oscForHost(decoded.osc, this.o.hostName) : undefined;
+    // watched even while an apply runs (an agent restarted by its own apply starts in one): an
+    // edit after it ends is seen at once, not at the next periodic check
+    this.watcher?.update((osc ? writtenPaths(osc) : []).filter((p) => p.kind !== 'state').map((p) => p.path));
+    if (text === undefined || osc === undefined) return undefined;
     // an apply in flight (or cut off) owns the node until it finishes; the next check follows it
     if (await readProgress(this.host).catch(() => undefined)) return undefined;
-    const decoded = decodeLastApplied(text);
-    if (!('osc' in decoded)) return undefined;
-    const osc = oscForHost(decoded.osc, this.o.hostName);
-    this.watcher?.update(
-      writtenPaths(osc)
-        .filter((p) => p.kind !== 'state')
-        .map((p) => p.path),
-    );
     const refresh = await refreshFromNode({
       host: this.host,
       previous: osc,

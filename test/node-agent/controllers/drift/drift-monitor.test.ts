@@ -127,8 +127,7 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
     const m = monitor();
     const stop = new AbortController();
     m.start(stop.signal);
-    await eventuallyPasses(() => expect(applied).to.have.length(1));
-    stop.abort();
+    await eventuallyPasses(() => expect(applied).to.have.length(1)).finally(() => stop.abort());
     expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.equal('edited\n');
     expect(condition()).to.include({ status: 'True', reason: 'DriftReported' });
     expect(condition()?.message).to.contain('the agent has just started');
@@ -151,6 +150,33 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
     await removeProgress(host);
     writeFileSync(at('var/lib/kubelet/config/kubelet'), 'edited\n');
     expect((await m.check())?.repaired).to.equal(true);
+  });
+
+  it('started during an apply (as after its own restart), it watches at once and sees an edit after', async function () {
+    this.timeout(10_000);
+    const host = new HostRoot(root);
+    await writeProgress(host, {
+      oscChecksum: CHECKSUM,
+      plan: computePlan(undefined, driftOsc()),
+      completed: [],
+    });
+    const m = monitor(true);
+    const stop = new AbortController();
+    m.start(stop.signal);
+    try {
+      await m.settled(); // the check at start: the apply owns the node
+      expect(m.watching?.watchedDirectories).to.be.greaterThan(3);
+      await removeProgress(host); // the apply ends
+      writeFileSync(at('var/lib/kubelet/config/kubelet'), 'edited\n');
+      await eventuallyPasses(
+        () => expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.contain('maxPods'),
+        5_000,
+        20,
+      );
+      expect(condition()).to.include({ status: 'False', reason: 'DriftRepaired' });
+    } finally {
+      stop.abort();
+    }
   });
 
   it('the inotify watch notices an edit without waiting for the periodic check', async function () {

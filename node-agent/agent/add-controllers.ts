@@ -31,14 +31,14 @@ import { nodeEventSink } from './event-sinks.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
 
-function startDriftMonitor(
+function driftMonitor(
   agent: AgentContext,
   node: () => V1Node | undefined,
   events: EventSink,
   intervalMs: number,
-): void {
+): DriftMonitor {
   const o = agent.options;
-  new DriftMonitor({
+  return new DriftMonitor({
     root: o.root,
     systemd: agent.systemd,
     images: o.images,
@@ -51,13 +51,27 @@ function startDriftMonitor(
     containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
     intervalMs,
     log: agent.log,
-  }).start(agent.signal);
+  });
 }
 
 export function addAgentControllers(agent: AgentContext, probes: HealthProbes): RunningController[] {
   const { options: o, signal } = agent;
   const { operatingSystemConfig: osc, token } = o.config.controllers;
   const node = () => agent.nodes.list()[0];
+  const host = agent.nodeName ?? agent.hostName;
+  const events = nodeEventSink({
+    contract: o.contract,
+    http: agent.http,
+    component: HEALTH_CHECK_CONTROLLER_NAME,
+    controller: HEALTH_CHECK_CONTROLLER_NAME,
+    nodeOrHost: host,
+    hostName: agent.hostName,
+    log: agent.log,
+  });
+  // drift of the node from what it applied: watched, reported on the Node, repaired by policy
+  const driftIntervalMs = driftCheckInterval(o);
+  const drift =
+    driftIntervalMs === undefined ? undefined : driftMonitor(agent, node, events, driftIntervalMs);
   const controllers = [
     addOscController(
       {
@@ -75,6 +89,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         disruptionPolicy: o.disruptionPolicy,
         containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
         nodeRoleAndZoneLabels: o.contract === 'v1.150.0',
+        onApplied: drift && (() => void drift.trigger()),
       },
       signal,
     ),
@@ -92,16 +107,6 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
     addLeaseController({ ...agent, node }, signal),
   ];
   // kubelet and containerd are restarted after a minute of failing; nothing more
-  const host = agent.nodeName ?? agent.hostName;
-  const events = nodeEventSink({
-    contract: o.contract,
-    http: agent.http,
-    component: HEALTH_CHECK_CONTROLLER_NAME,
-    controller: HEALTH_CHECK_CONTROLLER_NAME,
-    nodeOrHost: host,
-    hostName: agent.hostName,
-    log: agent.log,
-  });
   const health = addHealthCheckController(
     {
       ...agent,
@@ -137,9 +142,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
     };
     controllers.push(addSystemdUnitCheckController(check, signal));
   }
-  // drift of the node from what it applied: watched, reported on the Node, repaired by policy
-  const driftIntervalMs = driftCheckInterval(o);
-  if (driftIntervalMs !== undefined) startDriftMonitor(agent, node, events, driftIntervalMs);
+  drift?.start(signal);
   // a changed hostname changes which Node is ours: start over
   if (!o.nodeName) {
     const check = {

@@ -78,6 +78,8 @@ export interface OscControllerOptions {
   readonly containerd?: ContainerdTool;
   /** v1.150.0: the Node's role and zone labels (node-labels.ts). */
   readonly nodeRoleAndZoneLabels?: boolean;
+  /** Told when an apply has finished (the drift monitor follows it). */
+  readonly onApplied?: () => void;
 }
 
 export interface RunningOscController extends RunningController {
@@ -114,6 +116,7 @@ export function addOscController(o: OscControllerOptions, signal: AbortSignal): 
     hostName: o.hostName,
     containerd: o.containerd,
     nodeRoleAndZoneLabels: o.nodeRoleAndZoneLabels,
+    onApplied: o.onApplied,
   });
   const delay = new ReconciliationDelay();
   const key = `${NAMESPACE_KUBE_SYSTEM}/${o.secretName}`;

@@ -92,6 +92,11 @@ export interface OscReconcilerOptions {
   readonly containerd?: ContainerdTool;
   /** v1.150.0: the Node gets its role and zone labels on every reconcile (node-labels.ts). */
   readonly nodeRoleAndZoneLabels?: boolean;
+  /**
+   * Told when an apply has finished, before it is judged: the drift monitor then checks against
+   * the OSC just applied and watches what it manages (on a first apply nothing was applied before).
+   */
+  readonly onApplied?: () => void;
 }
 
 export const NODE_NOT_REGISTERED_REQUEUE_MS = 5_000;
@@ -203,6 +208,7 @@ export class OscReconciler {
       this.o.restartSelf();
       return undefined;
     }
+    this.o.onApplied?.();
     if (!node?.metadata?.name) {
       ctx.log.info('Waiting for Node to get registered by kubelet, requeuing');
       return { requeueAfterMs: NODE_NOT_REGISTERED_REQUEUE_MS };

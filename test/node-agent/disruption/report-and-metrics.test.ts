@@ -88,6 +88,7 @@ describe('node-agent disruption: the apply report and the metrics', () => {
         if (message) messages.push(message);
       },
     } as unknown as KubeClient;
+    let applies = 0;
     const reconciler = new OscReconciler({
       secretName: 'osc',
       kubernetesVersion: '1.30.2',
@@ -106,6 +107,8 @@ describe('node-agent disruption: the apply report and the metrics', () => {
       agentMetrics: metrics,
       settleMs: 0,
       disruptionPolicy: POLICY,
+      // the drift monitor follows every finished apply
+      onApplied: () => void applies++,
     });
     const ctx = { signal: new AbortController().signal, log: silentLogger };
     await reconciler.reconcile('kube-system/osc', ctx);
@@ -114,6 +117,7 @@ describe('node-agent disruption: the apply report and the metrics', () => {
     await reconciler.reconcile('kube-system/osc', ctx);
 
     expect(messages).to.have.length(2);
+    expect(applies).to.equal(2);
     for (const message of messages)
       expect(message).to.contain('; actions: kubelet.service None, valitail.service Reload');
     expect(await values(metrics.restartsAvoided)).to.deep.equal([

@@ -174,16 +174,31 @@ describe('a real node: the agent under a real systemd', function () {
       const journal = await c.exec(['journalctl', '--no-pager', '-n', '40', '-u', AGENT_UNIT, '-o', 'cat']);
       throw new Error(`${e.message}; the agent's journal:\n${journal.stdout}`);
     });
-    await eventually(
-      'the Node condition NodeConfigurationDrift to say the drift was repaired',
+    // the repair's own write is seen too, and that check finds nothing: DriftRepaired, then NoDrift
+    const events = await eventually(
+      'the Events of the drift and of its repair',
       async () => {
-        const conditions = (await core.readNode({ name })).status?.conditions ?? [];
-        const drift = conditions.find((k) => k.type === 'NodeConfigurationDrift');
-        return drift?.status === 'False' && drift.reason === 'DriftRepaired';
+        const items = (
+          await core.listNamespacedEvent({
+            namespace: 'default',
+            fieldSelector: `involvedObject.name=${name}`,
+          })
+        ).items;
+        const drift = items.find((e) => e.reason === 'ConfigurationDrift' && e.message?.includes(sysctl));
+        const repaired = items.find((e) => e.reason === 'ConfigurationDriftRepaired');
+        return drift && repaired && { drift, repaired };
       },
       30_000,
       250,
     );
+    expect(events.drift.type).to.equal('Warning');
+    expect(events.drift.message).to.match(
+      new RegExp(
+        `^file ${sysctl}: missing \\(.*node has absent\\): Repair \\(default: rendered by gardenlet\\)$`,
+      ),
+    );
+    const conditions = (await core.readNode({ name })).status?.conditions ?? [];
+    expect(conditions.find((k) => k.type === 'NodeConfigurationDrift')).to.include({ status: 'False' });
   });
 
   it('a kubelet configuration change restarts exactly kubelet: its InvocationID changes and no other', async () => {

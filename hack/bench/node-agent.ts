@@ -14,7 +14,10 @@
  * the seed's approver approves (the API server asks the seed's node agent authorizer about each of
  * its requests: node-agent/node-identity-seed.ts); `--identity serviceAccount` with the v1.91
  * ServiceAccount token the rendered RBAC binds. Requests are counted from the apiserver's audit log
- * by the agent's usernames.
+ * by the agent's usernames. With `--identity node` the same pool as gardenlet v1.150.0 renders it is
+ * measured too, in the same run and small cluster, by a second agent process beside the first
+ * (first apply, idle RSS, updates to the last systemd call; node-agent/v150-pool.ts), and reported
+ * against the v1.91.4 pool's figures.
  *
  *   npx tsx hack/bench/node-agent.ts [--identity node|serviceAccount] [--window 10m] [--updates 100]
  *     [--settle 30s] [--agent bundle|tsx] [--nodes 5000] [--secrets 5000]
@@ -25,7 +28,8 @@
  *
  * The steps, in order (main below): prepare the agent's program, calibrate, start the API server,
  * deploy what the seed deploys for one node, watch as a bystander, start the agent until its first
- * apply, measure it idle, apply updates in a small cluster, grow the cluster, apply updates again,
+ * apply, measure it idle, apply updates in a small cluster, measure the v1.150.0 pool's agent the
+ * same way and stop it, grow the cluster, apply updates again,
  * measure a steady-state window, stop the agent as systemd does, report. The report goes to stdout,
  * progress to stderr. Everything it starts or creates is removed on exit, also on SIGINT/SIGTERM.
  */
@@ -62,6 +66,8 @@ import {
 import { nodeIdentitySeed } from './node-agent/node-identity-seed.js';
 import { OPTIONS } from './node-agent/options.js';
 import { report } from './node-agent/report.js';
+import { reportV150 } from './node-agent/report-v150.js';
+import { measureV150Pool } from './node-agent/v150-pool.js';
 import { AuditLog } from './support/audit.js';
 import { QUICK_NOTICE } from './support/command-line.js';
 import { idleProcessRss, procStatus } from './support/process.js';
@@ -166,6 +172,11 @@ async function main(): Promise<void> {
   const running = { agent, node, cluster, seen, phases };
   const smallUpdates = await applyUpdates('small cluster', running);
   const rssAfterSmallUpdates = procStatus(agent.pid).rssKiB;
+  // the same pool as v1.150.0 renders it, in the same small cluster (v1.150.0 has per-node identities only)
+  const v150 =
+    OPTIONS.identity === NODE_AGENT_IDENTITY.node
+      ? await measureV150Pool(agentArgs, cluster, dir, runId, cleanups)
+      : undefined;
 
   const populated = await populateCluster(cluster, runId, phases, cleanups);
   const rssAfterPopulate = procStatus(agent.pid).rssKiB;
@@ -202,6 +213,7 @@ async function main(): Promise<void> {
     requests: new AuditLog(cluster.env.auditLogPath).requests((u) => node.usernames.includes(u)),
     phases: phases.list,
   });
+  reportV150({ secretName: node.secretName, firstApplyMs: first.firstApplyMs, idle, smallUpdates }, v150);
 }
 
 let code = 0;

@@ -1,7 +1,8 @@
 /**
  * The recorders `--systemd` and `--disk` may name under the doubles' entry point (main.ts), on
  * top of the real ones: `record:FILE` and `record-timed:FILE` append each systemd call to FILE
- * (recording-systemd.ts), `--disk record:FILE` each format request (recording-disk.ts). Their
+ * (recording-systemd.ts), `--disk record:FILE` each format request (recording-disk.ts); and
+ * `--containerd recorded:VERSION:FILE`, a containerd for a test root (recorded-containerd.ts). Their
  * fault injection comes from the environment: NODE_AGENT_TEST_SYSTEMD_FAULTS names a rules file
  * (systemd-faults.ts), NODE_AGENT_TEST_KILL_AFTER_SYSTEMD_OPS and
  * NODE_AGENT_TEST_KILL_BEFORE_SYSTEMD_OPS kill the process around the k-th call (the crash tests).
@@ -11,6 +12,7 @@ import type { Disk } from '../../node-agent/bootstrap/disk.js';
 import { type Backend, NODE_BACKENDS, type NodeBackends } from '../../node-agent/cli/backends.js';
 import type { Systemd } from '../../node-agent/systemd/systemd.js';
 import { UsageError } from '../../runtime/cli/exit-codes.js';
+import { RECORDED_CONTAINERD } from './recorded-containerd.js';
 import { RecordingDisk } from './recording-disk.js';
 import { RecordingSystemd } from './recording-systemd.js';
 import { readSystemdFaults, SYSTEMD_FAULTS_ENV } from './systemd-faults.js';
@@ -72,4 +74,5 @@ export const DOUBLE_BACKENDS: NodeBackends = {
     ),
   ],
   disk: [...NODE_BACKENDS.disk, RECORDING_DISK],
+  containerd: [...NODE_BACKENDS.containerd, RECORDED_CONTAINERD],
 };

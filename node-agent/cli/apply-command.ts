@@ -1,9 +1,10 @@
 /**
- * `apply --osc FILE --root DIR [--systemd SPEC] [--images DIR] [--drift repair|report|off]`:
+ * `apply --osc FILE --root DIR [--systemd SPEC] [--containerd SPEC] [--images DIR] [--drift repair|report|off]`:
  * applies an osc.yaml to a root directory, resumably. The node is read first: drift from the last
  * applied OSC is repaired, reported or adopted as the drift policy says, so applying the same
  * osc.yaml again repairs a node someone changed (docs/node-agent.md#drift). `--systemd` defaults to systemctl only when the root is `/`:
- * restarting the machine's units for a tree in a temp dir is never what was meant.
+ * restarting the machine's units for a tree in a temp dir is never what was meant; `--containerd`
+ * likewise defaults to the machine's containerd only there.
  */
 
 import { resolve } from 'node:path';
@@ -13,12 +14,11 @@ import { logLevelOption } from '../../runtime/cli/help.js';
 import { isSystemError } from '../../runtime/cli/system-error.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../../runtime/logging.js';
 import { applyOsc } from '../applier/apply-osc.js';
-import { hostContainerdTool } from '../containerd/containerd-tool.js';
 import { driftViews } from '../plan-view/drift-view.js';
 import { CtrImageExtractor } from '../registry/ctr-extractor.js';
 import { DirectoryImageExtractor } from '../registry/directory-extractor.js';
 import type { ImageExtractor } from '../registry/image-extractor.js';
-import { systemdFlagHelp, systemdFrom } from './backends.js';
+import { containerdFlagHelp, containerdFrom, systemdFlagHelp, systemdFrom } from './backends.js';
 import type { CliIo } from './cli-io.js';
 import { agentDisruptionPolicy, disruptionPolicyOption } from './disruption-policy-flag.js';
 import { checkedRoot } from './host-root-guard.js';
@@ -28,6 +28,7 @@ interface ApplyFlags {
   readonly osc: string;
   readonly root: string;
   readonly systemd?: string;
+  readonly containerd?: string;
   readonly images?: string;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
@@ -58,6 +59,7 @@ export function addApplyCommand(program: Command, io: CliIo): void {
     .requiredOption('--osc <file>', 'the osc.yaml to apply ("-": standard input)')
     .requiredOption('--root <dir>', 'the host root every path resolves under (/ on a node)')
     .option('--systemd <spec>', systemdFlagHelp(io))
+    .option('--containerd <spec>', containerdFlagHelp(io))
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .addOption(logLevelOption('info'))
     .addOption(new Option('--log-format <format>').choices(['json', 'text']).default('json'))
@@ -89,8 +91,8 @@ export function addApplyCommand(program: Command, io: CliIo): void {
         onNodeAgentRestart: 'continue',
         disruptionPolicy,
         drift: DRIFT_MODES[flags.drift],
-        // a v1.150.0 OSC's containerd configuration: this machine's containerd, never for a tree elsewhere
-        containerd: root === '/' ? hostContainerdTool(io.env) : undefined,
+        // a v1.150.0 OSC's containerd configuration: by default this machine's, never for a tree elsewhere
+        containerd: containerdFrom(flags.containerd, root, io, logger),
       }).catch((e: unknown) => {
         throw flags.images === undefined ? withCtrHint(e) : e;
       });

@@ -1,12 +1,13 @@
 /**
- * What `--systemd` and `--disk` may name. The agent a node runs knows only the real thing:
- * `systemctl` and the formatter `script`. The entry point for tests and the demo
- * (hack/node-agent-doubles/main.ts) adds recorders through `CliIo.backends`, so no test double
- * is part of the executable a node runs.
+ * What `--systemd`, `--disk` and `--containerd` may name. The agent a node runs knows only the
+ * real thing: `systemctl`, the formatter `script` and the `host`'s containerd. The entry point for
+ * tests and the demo (hack/node-agent-doubles/main.ts) adds recorders and a recorded containerd
+ * through `CliIo.backends`, so no test double is part of the executable a node runs.
  */
 import { UsageError } from '../../runtime/cli/exit-codes.js';
 import type { Logger } from '../../runtime/logging.js';
 import { type Disk, ScriptDisk } from '../bootstrap/disk.js';
+import { type ContainerdTool, hostContainerdTool } from '../containerd/containerd-tool.js';
 import { SystemctlSystemd } from '../systemd/systemctl-systemd.js';
 import type { Systemd } from '../systemd/systemd.js';
 import type { CliIo } from './cli-io.js';
@@ -23,6 +24,7 @@ export interface Backend<T> {
 export interface NodeBackends {
   readonly systemd: readonly Backend<Systemd>[];
   readonly disk: readonly Backend<Disk>[];
+  readonly containerd: readonly Backend<ContainerdTool>[];
 }
 
 export const SYSTEMCTL: Backend<Systemd> = {
@@ -39,8 +41,18 @@ export const FORMATTER_SCRIPT: Backend<Disk> = {
     spec === 'script' ? new ScriptDisk({ root, env: io.env, logger }) : undefined,
 };
 
+export const HOST_CONTAINERD: Backend<ContainerdTool> = {
+  form: '"host"',
+  help: '"host" (`containerd config default` and `ctr version` of this machine)',
+  create: (spec, _root, io) => (spec === 'host' ? hostContainerdTool(io.env) : undefined),
+};
+
 /** The backends of the agent a node runs. */
-export const NODE_BACKENDS: NodeBackends = { systemd: [SYSTEMCTL], disk: [FORMATTER_SCRIPT] };
+export const NODE_BACKENDS: NodeBackends = {
+  systemd: [SYSTEMCTL],
+  disk: [FORMATTER_SCRIPT],
+  containerd: [HOST_CONTAINERD],
+};
 
 /** `a`, `a or b`, `a, b or c`. */
 function alternatives(items: readonly string[], last: string): string {
@@ -82,6 +94,18 @@ export function diskFlagHelp(io: CliIo): string {
   );
 }
 
+/** The help text of `--containerd` (run, apply). */
+export function containerdFlagHelp(io: CliIo): string {
+  return (
+    'the containerd a v1.150.0 OSC (criConfig.containerd) is configured with: ' +
+    alternatives(
+      (io.backends ?? NODE_BACKENDS).containerd.map((b) => b.help),
+      ', or ',
+    ) +
+    ' (default: host when --root is /, else none)'
+  );
+}
+
 /** `--systemd` defaults to systemctl only when the root is `/`. */
 export function systemdFrom(spec: string | undefined, root: string, io: CliIo, logger: Logger): Systemd {
   const name = spec ?? (root === '/' ? 'systemctl' : undefined);
@@ -99,4 +123,20 @@ export function diskFrom(spec: string | undefined, root: string, io: CliIo, logg
     );
   }
   return chosen('--disk', (io.backends ?? NODE_BACKENDS).disk, name, root, io, logger);
+}
+
+/**
+ * `--containerd` defaults to this machine's containerd only when the root is `/`; elsewhere to
+ * none, so an OSC that configures containerd fails its apply instead of asking a containerd that
+ * does not serve that root.
+ */
+export function containerdFrom(
+  spec: string | undefined,
+  root: string,
+  io: CliIo,
+  logger: Logger,
+): ContainerdTool | undefined {
+  const name = spec ?? (root === '/' ? 'host' : undefined);
+  if (name === undefined) return undefined;
+  return chosen('--containerd', (io.backends ?? NODE_BACKENDS).containerd, name, root, io, logger);
 }

@@ -19,7 +19,7 @@ import { runAgent } from '../agent/run-agent.js';
 import type { ContainerdCheck } from '../controllers/healthcheck/containerd-health.js';
 import { ctrVersionCheck } from '../controllers/healthcheck/ctr-version-check.js';
 import { imagesFrom } from './apply-command.js';
-import { systemdFlagHelp, systemdFrom } from './backends.js';
+import { containerdFlagHelp, containerdFrom, systemdFlagHelp, systemdFrom } from './backends.js';
 import { withCaFileRead } from './ca-file.js';
 import type { CliIo } from './cli-io.js';
 import { configFileToRead } from './config-file.js';
@@ -32,6 +32,7 @@ interface RunFlags {
   readonly configDir?: string;
   readonly root: string;
   readonly systemd?: string;
+  readonly containerd?: string;
   readonly images?: string;
   readonly nodeName?: string;
   readonly healthPort?: string;
@@ -191,6 +192,7 @@ export async function runCommand(flags: RunFlags, io: CliIo): Promise<void> {
     config,
     root,
     systemd: systemdFrom(flags.systemd, root, io, log),
+    containerd: containerdFrom(flags.containerd, root, io, log),
     images: imagesFrom(flags.images, root, io, log),
     log,
     env: io.env,
@@ -232,6 +234,7 @@ export function addRunCommand(program: Command, io: CliIo): void {
     .option('--config-dir <dir>', 'read the newest config-<version>.yaml in DIR, as v1.150 starts the agent')
     .option('--root <dir>', 'the host root every path resolves under', '/')
     .option('--systemd <spec>', systemdFlagHelp(io))
+    .option('--containerd <spec>', containerdFlagHelp(io))
     .option('--images <dir>', 'take image files from DIR/<url-encoded image>/<path> instead of containerd')
     .option('--node-name <name>', 'the Node to act for, instead of looking it up by hostname')
     .option('--health-port <port>', 'overrides server.healthProbes.port')

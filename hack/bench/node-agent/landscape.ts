@@ -14,6 +14,7 @@ import {
   ANNOTATION,
   LABEL,
   NODE_AGENT_IDENTITY,
+  nodeAgentConfigFilePathV150,
   nodeAgentUserName,
   type OperatingSystemConfig,
   PATH,
@@ -21,7 +22,7 @@ import {
   readApplyReport,
   stringifyYaml,
 } from '../../../api/index.js';
-import { DEFAULT_NOW, render } from '../../../cli/render-command.js';
+import { DEFAULT_NOW, EXAMPLE_VALUES, render } from '../../../cli/render-command.js';
 import { Informer } from '../../../runtime/kube/informer.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
 import { type Envtest, startEnvtest, stopAllEnvtests } from '../../landscape/envtest.js';
@@ -30,6 +31,7 @@ import type { Cleanups } from '../support/run.js';
 import { now, print, progress } from '../support/run.js';
 import { AdminApi } from './admin-api.js';
 import { changes } from './agent-process.js';
+import { type BenchPool, POOL_V191, poolDir } from './bench-pool.js';
 import { atomicWrites } from './calibrations.js';
 import type { NodeIdentitySeed } from './node-identity-seed.js';
 import { OPTIONS } from './options.js';
@@ -80,19 +82,28 @@ export interface NodeUnderTest {
   currentText: string;
   generation: number;
   readonly osc: OperatingSystemConfig;
+  readonly pool: BenchPool;
 }
 
-/** What the seed would have deployed for one node, and the node's root. */
+/** What the seed would have deployed for one node of `pool`, and the node's root. */
 export async function deployWhatTheSeedDeploys(
   cluster: Cluster,
-  dir: string,
+  runDir: string,
   runId: string,
   cleanups: Cleanups,
+  pool: BenchPool = POOL_V191,
 ): Promise<NodeUnderTest> {
   const { env, api } = cluster;
+  const dir = poolDir(runDir, pool);
+  mkdirSync(dir, { recursive: true });
   const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig);
-  const rendered = render({ target: 'shoot', now: DEFAULT_NOW, nodeAgentIdentity: OPTIONS.identity })
-    .objects as unknown as {
+  const rendered = render({
+    target: 'shoot',
+    now: DEFAULT_NOW,
+    nodeAgentIdentity: OPTIONS.identity,
+    ...(pool.clusterFile ? { cluster: pool.clusterFile, values: EXAMPLE_VALUES } : {}),
+    gardenerVersion: pool.gardenerVersion,
+  }).objects as unknown as {
     apiVersion: string;
     kind: string;
     metadata: {
@@ -105,7 +116,7 @@ export async function deployWhatTheSeedDeploys(
   }[];
   const authorization = (o: { apiVersion: string }) =>
     o.apiVersion.startsWith('rbac.') || o.apiVersion.startsWith('admissionregistration.');
-  for (const o of rendered.filter(authorization)) {
+  for (const o of pool.deployAuthorization ? rendered.filter(authorization) : []) {
     await objects.patch(
       o as never,
       undefined,
@@ -123,8 +134,12 @@ export async function deployWhatTheSeedDeploys(
   const osc = parseYaml(
     Buffer.from(oscSecret.data!['osc.yaml']!, 'base64').toString('utf8'),
   ) as OperatingSystemConfig;
-  const configFile = osc.spec.files?.find((f) => f.path === PATH.nodeAgentConfig);
-  if (!configFile?.content.inline) throw new Error(`the rendered OSC has no inline ${PATH.nodeAgentConfig}`);
+  const configPath =
+    pool.gardenerVersion === 'v1.150.0'
+      ? nodeAgentConfigFilePathV150(pool.gardenerVersion)
+      : PATH.nodeAgentConfig;
+  const configFile = osc.spec.files?.find((f) => f.path === configPath);
+  if (!configFile?.content.inline) throw new Error(`the rendered OSC has no inline ${configPath}`);
   const inline = configFile.content.inline;
   const agentConfig = parseYaml(
     Buffer.from(inline.data, inline.encoding === 'b64' ? 'base64' : 'utf8').toString('utf8'),
@@ -133,7 +148,9 @@ export async function deployWhatTheSeedDeploys(
     controllers: { token: { syncConfigs: { secretName: string; path: string }[] } };
   };
   const server = env.kubeConfig.getCurrentCluster()!;
-  agentConfig.apiServer = { server: server.server, caBundle: server.caData };
+  // the bench's API server and its CA inline; v1.150's caFile stays, so the contract is still
+  // decided from the file (the caBundle wins over it: node-agent/cli/ca-file.ts)
+  agentConfig.apiServer = { ...agentConfig.apiServer, server: server.server, caBundle: server.caData };
   const units = [...(osc.spec.units ?? []), ...(osc.status?.extensionUnits ?? [])].length + 1;
   const files = [...(osc.spec.files ?? []), ...(osc.status?.extensionFiles ?? [])];
 
@@ -145,7 +162,7 @@ export async function deployWhatTheSeedDeploys(
   );
   const saToken = saConfig.getCurrentUser()?.token ?? '';
   const saUsername = `system:serviceaccount:kube-system:${saName}`;
-  const nodeName = `bench-node-agent-${runId}`;
+  const nodeName = `bench-node-agent${pool.nodeSuffix}-${runId}`;
   // with its own identity the agent asks for it with the shared token, as a running node switching
   const username = OPTIONS.identity === NODE_AGENT_IDENTITY.node ? nodeAgentUserName(nodeName) : saUsername;
 
@@ -155,6 +172,8 @@ export async function deployWhatTheSeedDeploys(
     annotations = {},
     labels: Record<string, string> = {},
   ) => {
+    // the token secrets of both pools are the same shoot's: deployed once
+    if ((await api.call('GET', `${SECRETS_PATH}/${name}`)).status === 200) return;
     await api.must('POST', SECRETS_PATH, {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -174,14 +193,18 @@ export async function deployWhatTheSeedDeploys(
     oscSecretObject({ name: secretName, oscYaml: currentText, labels: oscSecret.metadata.labels ?? {} }),
   );
   cleanups.push(`secret ${secretName}`, () => api.call('DELETE', `${SECRETS_PATH}/${secretName}`));
-  const pool = oscSecret.metadata.labels?.[LABEL.workerPool];
+  const workerPool = oscSecret.metadata.labels?.[LABEL.workerPool];
   await api.must('POST', '/api/v1/nodes', {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name: nodeName,
       // the authorizer lets an agent read the OSC secret of its own Node's pool
-      labels: { [LABEL.hostname]: nodeName, ...(pool ? { [LABEL.workerPool]: pool } : {}) },
+      labels: {
+        [LABEL.hostname]: nodeName,
+        ...(workerPool ? { [LABEL.workerPool]: workerPool } : {}),
+        ...pool.nodeLabels,
+      },
       annotations: { [ANNOTATION.reconciliationDelay]: '0s' },
     },
   });
@@ -216,7 +239,7 @@ export async function deployWhatTheSeedDeploys(
   const recorder = new RecordWatcher(join(dir, 'systemd.jsonl'));
   cleanups.push('record watcher', () => recorder.close());
   print(
-    `OSC: the rendered ${secretName} (${units} units incl. the probe, ${files.length} files, ` +
+    `OSC (${pool.gardenerVersion}): the rendered ${secretName} (${units} units incl. the probe, ${files.length} files, ` +
       `${files.filter((f) => f.content.imageRef).length} from images) with ${PROBE_UNIT} added; ` +
       (OPTIONS.identity === NODE_AGENT_IDENTITY.node
         ? `agent identity ${username}, asked for with the token of ${saUsername}`
@@ -236,6 +259,7 @@ export async function deployWhatTheSeedDeploys(
     currentText,
     generation: 0,
     osc,
+    pool,
   };
 }
 

@@ -54,8 +54,17 @@ export interface Updates {
   readonly load: { start: number; end: number };
 }
 
-/** The agent process for the node, as the unit starts it (`run --config`, plus the flags of a test root). */
-export function agentProcess(agentArgs: string[], node: NodeUnderTest, dir: string, cleanups: Cleanups) {
+/**
+ * The agent process for the node, as the unit starts it (`run --config`, plus the flags of a test
+ * root and `extraFlags`).
+ */
+export function agentProcess(
+  agentArgs: string[],
+  node: NodeUnderTest,
+  dir: string,
+  cleanups: Cleanups,
+  extraFlags: readonly string[] = [],
+) {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' };
   delete env.KUBECONFIG;
   const agent = new AgentProcess(
@@ -77,6 +86,7 @@ export function agentProcess(agentArgs: string[], node: NodeUnderTest, dir: stri
       '0',
       '--apply-settle-time',
       OPTIONS.applySettle,
+      ...extraFlags,
     ],
     env,
     join(dir, 'agent.log'),

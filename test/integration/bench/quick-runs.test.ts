@@ -35,7 +35,7 @@ describe('benchmarks with API servers, at their --quick size', function () {
   });
 
   for (const identity of ['node', 'serviceAccount'] as const) {
-    it(`node-agent with the ${identity} identity: first apply, idle RSS, updates and requests`, async () => {
+    it(`node-agent with the ${identity} identity: first apply, idle RSS, updates, requests, the v1.150.0 pool`, async () => {
       const result = await run(identity);
       expect(result.code, describeRun(result)).to.equal(0);
       expect(result.stdout).to.include(QUICK_NOTICE);
@@ -60,6 +60,23 @@ describe('benchmarks with API servers, at their --quick size', function () {
           new RegExp(`^\\| \\*\\*last systemd call \\(fs.watch\\)\\*\\* \\| ${number} \\|`, 'gm'),
         ),
       ).to.have.length(2);
+      expect(result.stdout).to.match(
+        /^## The v1\.150\.0 pool beside the v1\.91\.4 pool \(same run, small cluster\)$/m,
+      );
+      if (identity === 'node') {
+        // the v1.150.0 pool's agent applied its OSC, containerd included, and was measured
+        for (const figure of [
+          'update → last systemd call \\(fs\\.watch\\), p50 \\(ms\\)',
+          'update → last systemd call \\(fs\\.watch\\), p90 \\(ms\\)',
+          'idle RSS after the first apply \\+ 1s, median of 10 samples \\(MiB\\)',
+        ])
+          expect(result.stdout).to.match(
+            new RegExp(`^\\| ${figure} \\| ${number} \\| ${number} \\| ${number}× \\|$`, 'm'),
+          );
+        expect(result.stdout).to.match(
+          /^containerd at the v1\.150\.0 pool's first apply: config\.toml written \(\d+ bytes\), containerd\.service restarted [1-9]\d*×$/m,
+        );
+      } else expect(result.stdout).to.include('not measured with --identity serviceAccount');
     });
   }
 

@@ -22,7 +22,7 @@
  *   npx tsx hack/bench/upstream-node-agent.ts [--settle 30] [--samples 12] [--interval 5] [--between 5]
  *     [--quick]
  *
- * About 12 minutes at the defaults on a warm cache (plus the cold builds of the agent, the kubelet
+ * About 13 minutes at the defaults on a warm cache (plus the cold builds of the agent, the kubelet
  * and the node image when they are not cached). The report goes to stdout, progress to stderr.
  */
 import { copyFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ import { type ProcMemory, parseProcStatus, summarizeMemory } from './upstream-no
 const { values: flags, quick } = benchCommandLine({
   script: 'hack/bench/upstream-node-agent.ts',
   duration:
-    'About 12 minutes at the defaults on a warm cache, plus the cold builds (upstream agent ~4 CPU-min) when not cached; --quick about 4 minutes.',
+    'About 13 minutes at the defaults on a warm cache, plus the cold builds (upstream agent ~4 CPU-min) when not cached; --quick about 4 minutes.',
   options: {
     settle: { type: 'string', default: '30', quick: '5' },
     samples: { type: 'string', default: '12', quick: '2' },

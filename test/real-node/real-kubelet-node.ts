@@ -77,6 +77,8 @@ export async function startRealKubeletNode(o: {
   name: string;
   /** The Gardener contract of the pool (default: the example's, v1.91.4). */
   gardenerVersion?: string;
+  /** The pool's Kubernetes version (default: the kubelet's own), e.g. 1.29.8 for an agent of v1.91. */
+  kubernetesVersion?: string;
   /** Told what the cgroup override is, before the node boots. */
   log?: (line: string) => void;
 }): Promise<RealKubeletNode> {
@@ -108,7 +110,7 @@ export async function startRealKubeletNode(o: {
     signer = startKubeletCsrSigner(envtest);
     await grantConfigzAccess(envtest);
     shoot = await setUpShoot(envtest, {
-      kubernetesVersion: version,
+      kubernetesVersion: o.kubernetesVersion ?? version,
       kubeletCaPem: readFileSync(envtest.clientCa!.certFile, 'utf8'),
       ...(o.gardenerVersion ? { gardenerVersion: o.gardenerVersion } : {}),
     });

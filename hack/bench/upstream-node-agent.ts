@@ -1,0 +1,315 @@
+/**
+ * Upstream's own gardener-node-agent (v1.91.4, built from its Go module by
+ * hack/upstream-node-agent/build.sh) against ours, on one real node with the real kubelet and
+ * containerd (docs/real-node.md#a-real-kubelet), in the same run: idle memory (/proc/<pid>/status
+ * inside the node), apply latency (the pool's OSC secret updated → the Node's checksum annotation,
+ * and → the start of the last unit job), and the units each apply restarts (InvocationIDs before
+ * and after, systemd's own restarts left out).
+ *
+ * The pool is rendered for Kubernetes 1.29.8 (v1.91.4 refuses 1.30+: "unsupported kubernetes
+ * version"); the kubelet is still hack/real-kubelet's (its own version), with the cgroup override
+ * this machine needs. The agents run one after another on the same node, in this order, each from
+ * the pool's OSC as published first:
+ *   1. ours with `--disruption-policy none` (upstream's unit handling),
+ *   2. ours with `--disruption-policy defaults` (its default: least disruption),
+ *   3. upstream's, copied over /opt/bin/gardener-node-agent (same unit, same config, same token).
+ * Each: restarted, left to settle, sampled idle; then the OSC sequence
+ * (hack/bench/upstream-node-agent/osc-sequence.ts); then sampled at rest; then the first OSC
+ * published again, so the next agent starts from the same node.
+ *
+ * Not part of `npm test`: it needs the agent's cold build (about 4 CPU-min) and a node boot.
+ *
+ *   npx tsx hack/bench/upstream-node-agent.ts [--settle 30] [--samples 12] [--interval 5] [--between 5]
+ *     [--quick]
+ *
+ * About 13 minutes at the defaults on a warm cache (plus the cold builds of the agent, the kubelet
+ * and the node image when they are not cached). The report goes to stdout, progress to stderr.
+ */
+import { copyFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { changedByJobs, type Invocations, OS_UNITS } from '../../test/real-node/agent-node.js';
+import { AGENT_UNIT, agentMainPid, httpGetInside } from '../../test/real-node/agent-probes.js';
+import { unitContent, unitNames } from '../../test/real-node/osc-edits.js';
+import { type RealKubeletNode, startRealKubeletNode } from '../../test/real-node/real-kubelet-node.js';
+import { journalCursor, showUnits, unitStartsSince } from '../../test/real-node/systemd-state.js';
+import { sleep } from '../../test/support/eventually.js';
+import { setAgentFlags } from '../real-node/agent-flags.js';
+import type { Container } from '../real-node/container.js';
+import { reapStaleNodes } from '../real-node/runs.js';
+import { upstreamNodeAgent } from '../upstream-node-agent/cache.js';
+import { benchCommandLine, QUICK_NOTICE } from './support/command-line.js';
+import { commitOf } from './support/revision.js';
+import { Cleanups, print, progress } from './support/run.js';
+import {
+  type AgentRun,
+  latencyTable,
+  memoryTable,
+  restartTable,
+  type StepResult,
+} from './upstream-node-agent/comparison-table.js';
+import { oscSequence } from './upstream-node-agent/osc-sequence.js';
+import { type ProcMemory, parseProcStatus, summarizeMemory } from './upstream-node-agent/proc-status.js';
+
+const { values: flags, quick } = benchCommandLine({
+  script: 'hack/bench/upstream-node-agent.ts',
+  duration:
+    'About 13 minutes at the defaults on a warm cache, plus the cold builds (upstream agent ~4 CPU-min) when not cached; --quick about 4 minutes.',
+  options: {
+    settle: { type: 'string', default: '30', quick: '5' },
+    samples: { type: 'string', default: '12', quick: '2' },
+    interval: { type: 'string', default: '5', quick: '1' },
+    between: { type: 'string', default: '5', quick: '1' },
+  },
+});
+const SETTLE_S = Number(flags.settle);
+const SAMPLES = Number(flags.samples);
+const INTERVAL_S = Number(flags.interval);
+/** Seconds between an apply (its verdict, for ours) and the next step, so each starts at rest. */
+const BETWEEN_S = Number(flags.between);
+for (const [name, v] of [
+  ['--settle', SETTLE_S],
+  ['--samples', SAMPLES],
+  ['--interval', INTERVAL_S],
+  ['--between', BETWEEN_S],
+] as const)
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} takes a positive number`);
+
+/** The pool's Kubernetes version: the newest v1.91.4 accepts is 1.29 (the example's second pool). */
+const POOL_KUBERNETES_VERSION = '1.29.8';
+const ANNOTATION_TIMEOUT_MS = 180_000;
+
+const cleanups = new Cleanups();
+
+/** The memory of the agent's main process, read inside the node. */
+async function agentMemory(c: Container): Promise<ProcMemory> {
+  const pid = await agentMainPid(c);
+  if (pid === 0) throw new Error(`${AGENT_UNIT} is not active`);
+  return parseProcStatus(await c.run(['cat', `/proc/${pid}/status`]));
+}
+
+async function sampleMemory(c: Container): Promise<ProcMemory[]> {
+  const samples: ProcMemory[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    if (i > 0) await sleep(INTERVAL_S * 1000);
+    samples.push(await agentMemory(c));
+  }
+  return samples;
+}
+
+async function invocations(c: Container, units: readonly string[]): Promise<Invocations> {
+  return new Map([...(await showUnits(c, units, ['InvocationID']))].map(([u, p]) => [u, p.InvocationID]));
+}
+
+/** Restarts the agent unit and waits until a new main process serves /healthz (either agent's). */
+async function restartAgent(c: Container): Promise<void> {
+  const before = await agentMainPid(c);
+  await c.run(['systemctl', 'restart', AGENT_UNIT]);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const pid = await agentMainPid(c);
+    if (pid !== 0 && pid !== before) {
+      const health = await httpGetInside(c, 2751, '/healthz').catch(() => '');
+      if (/check passed|^ok/.test(health)) return;
+    }
+    if (Date.now() > deadline) {
+      const journal = await c.exec(['journalctl', '--no-pager', '-n', '40', '-u', AGENT_UNIT, '-o', 'cat']);
+      throw new Error(`the restarted agent did not serve /healthz; its journal:\n${journal.stdout}`);
+    }
+    await sleep(250);
+  }
+}
+
+/**
+ * Publishes `next` and measures its apply: from the API server's answer to the Node's checksum
+ * annotation (polled every 50 ms) and to the last unit start a job caused (systemd's journal).
+ */
+async function measuredApply(
+  r: RealKubeletNode,
+  step: string,
+  next: OperatingSystemConfig,
+  units: readonly string[],
+  reportsVerdicts: boolean,
+): Promise<StepResult> {
+  const { container: c } = r;
+  const before = await invocations(c, units);
+  const cursor = await journalCursor(c);
+  const checksum = await r.shoot.publishOsc(next);
+  const t0 = Date.now();
+  let annotationMs: number | undefined;
+  while (annotationMs === undefined) {
+    if ((await r.nodeChecksum()) === checksum) annotationMs = Date.now() - t0;
+    else if (Date.now() - t0 > ANNOTATION_TIMEOUT_MS)
+      throw new Error(
+        `${step}: the Node did not report ${checksum.slice(0, 12)} applied; the agent's journal:\n${await r.journalOf(AGENT_UNIT, 60)}`,
+      );
+    else await sleep(50);
+  }
+  // ours judges the apply after its settle time and stamps a verdict; the next step waits for it,
+  // or it would queue behind the verification (upstream has none)
+  let verdictMs: number | undefined;
+  if (reportsVerdicts) {
+    const verdict = await r.verdict(checksum, ANNOTATION_TIMEOUT_MS);
+    verdictMs = Date.now() - t0;
+    if (verdict.result !== 'Succeeded')
+      progress(`${step}: our verdict ${verdict.result}: ${verdict.message}`);
+  }
+  // restarts the agent leaves for after its annotation (none known) and systemd's start messages
+  await sleep(BETWEEN_S * 1000);
+  const after = await invocations(c, units);
+  const starts = await unitStartsSince(c, cursor);
+  const jobs = starts.filter((s) => s.cause === 'job' && s.unit !== AGENT_UNIT);
+  const last = Math.max(...jobs.map((s) => s.realtimeUs / 1000));
+  return {
+    step,
+    annotationMs,
+    lastJobMs: jobs.length > 0 ? Math.max(0, last - t0) : undefined,
+    verdictMs,
+    restarted: changedByJobs(before, after, starts),
+  };
+}
+
+/** Puts the node back on `base` (not measured) and waits until the Node reports it. */
+async function publishBase(
+  r: RealKubeletNode,
+  base: OperatingSystemConfig,
+  reportsVerdicts: boolean,
+): Promise<void> {
+  const checksum = await r.shoot.publishOsc(base);
+  if (reportsVerdicts) {
+    await r.verdict(checksum, ANNOTATION_TIMEOUT_MS);
+    return;
+  }
+  const deadline = Date.now() + ANNOTATION_TIMEOUT_MS;
+  while ((await r.nodeChecksum()) !== checksum) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `the Node did not report the first OSC applied again; the agent's journal:\n${await r.journalOf(AGENT_UNIT, 60)}`,
+      );
+    await sleep(250);
+  }
+}
+
+/** One agent: restarted on the node as it is (up to date), idle, the sequence, at rest. */
+async function runAgent(
+  r: RealKubeletNode,
+  agent: string,
+  base: OperatingSystemConfig,
+  reportsVerdicts: boolean,
+): Promise<AgentRun> {
+  const { container: c } = r;
+  const units = [...new Set([...unitNames(base), ...OS_UNITS])].filter((u) => u !== AGENT_UNIT);
+  const before = await invocations(c, units);
+  const cursor = await journalCursor(c);
+  progress(`${agent}: restarting the agent`);
+  await restartAgent(c);
+  await sleep(SETTLE_S * 1000);
+  const startStarts = await unitStartsSince(c, cursor);
+  const start: StepResult = {
+    step: 'agent start, OSC up to date',
+    annotationMs: undefined,
+    lastJobMs: undefined,
+    verdictMs: undefined,
+    restarted: changedByJobs(before, await invocations(c, units), startStarts).filter(
+      (u) => u !== AGENT_UNIT,
+    ),
+  };
+  progress(`${agent}: sampling idle memory (${SAMPLES} × ${INTERVAL_S} s)`);
+  const idle = summarizeMemory(await sampleMemory(c));
+  const steps: StepResult[] = [start];
+  let osc = base;
+  for (const s of oscSequence(base)) {
+    osc = s.next(osc);
+    progress(`${agent}: ${s.name}`);
+    const result = await measuredApply(r, s.name, osc, units, reportsVerdicts);
+    progress(
+      `${agent}: ${s.name}: annotation after ${result.annotationMs} ms, restarted ${result.restarted.join(', ') || 'none'}`,
+    );
+    steps.push(result);
+  }
+  await sleep(SETTLE_S * 1000);
+  progress(`${agent}: sampling memory at rest`);
+  const atRest = summarizeMemory(await sampleMemory(c));
+  progress(`${agent}: the first OSC again`);
+  await publishBase(r, base, reportsVerdicts);
+  return { agent, idle, atRest, steps };
+}
+
+async function main(): Promise<void> {
+  const upstream = upstreamNodeAgent();
+  reapStaleNodes();
+  const name = `real-node-upbench-${Date.now().toString(36)}`;
+  progress(`booting ${name} with a ${POOL_KUBERNETES_VERSION} pool and the real kubelet`);
+  let overrideNote = '';
+  const r = await startRealKubeletNode({
+    name,
+    kubernetesVersion: POOL_KUBERNETES_VERSION,
+    log: (line) => {
+      overrideNote = line;
+      progress(line);
+    },
+  });
+  cleanups.push('the node and its shoot', () => r.stop());
+  const { container: c, osc: base } = r;
+  const first = await r.verdict(r.firstChecksum, 300_000);
+  progress(`our first apply: ${first.result} ${first.message ?? ''}`);
+  const nodeInfo = (await r.readNode())?.status?.nodeInfo;
+  const rendered = unitContent(base, AGENT_UNIT);
+
+  const runs: AgentRun[] = [];
+  await setAgentFlags(c, rendered, ['--disruption-policy', 'none']);
+  runs.push(await runAgent(r, 'ours --disruption-policy none', base, true));
+  await setAgentFlags(c, rendered, ['--disruption-policy', 'defaults']);
+  runs.push(await runAgent(r, 'ours --disruption-policy defaults', base, true));
+
+  // upstream's agent: the rendered command line again, its binary over ours
+  await setAgentFlags(c, rendered, []);
+  copyFileSync(upstream.binary, c.path('/var/tmp/gardener-node-agent-upstream'));
+  await c.run([
+    'install',
+    '-m',
+    '0755',
+    '/var/tmp/gardener-node-agent-upstream',
+    '/opt/bin/gardener-node-agent',
+  ]);
+  const label = `upstream ${upstream.version}`;
+  runs.push(await runAgent(r, label, base, false));
+  const upstreamVersion = await c.exec(['/opt/bin/gardener-node-agent', '--version']);
+
+  print(`# Upstream's gardener-node-agent against ours, one real node, ${new Date().toISOString()}`);
+  if (quick) print(QUICK_NOTICE);
+  print();
+  print(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  print(`ours: this tree at ${commitOf('HEAD').slice(0, 12)} (single executable), policy per row`);
+  print(
+    `upstream: gardener-node-agent ${upstream.version} (${upstream.go}; --version: ${upstreamVersion.stdout.trim() || upstreamVersion.stderr.trim().split('\n')[0]})`,
+  );
+  print(
+    `node: pool Kubernetes ${POOL_KUBERNETES_VERSION}, kubelet ${nodeInfo?.kubeletVersion ?? '?'}, ${nodeInfo?.containerRuntimeVersion ?? '?'}; ${overrideNote}`,
+  );
+  print(
+    `first OSC ${sha256Hex(r.shoot.oscYaml).slice(0, 12)} published as ${r.firstChecksum.slice(0, 12)}; our first apply: ${first.result}`,
+  );
+  print(`idle: ${SAMPLES} samples every ${INTERVAL_S} s after ${SETTLE_S} s of settling; medians`);
+  print();
+  print(memoryTable(runs, label));
+  print();
+  print(
+    'Apply latency: from the OSC secret update (the API server answered) to the Node checksum annotation / to the start of the last unit job the apply caused:',
+  );
+  print();
+  print(latencyTable(runs));
+  print();
+  print(restartTable(runs));
+}
+
+main()
+  .catch((e: Error) => {
+    process.stderr.write(`${e.stack ?? e.message}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanups.run());

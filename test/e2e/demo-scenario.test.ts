@@ -31,7 +31,7 @@ import {
   summarize,
   tearDown,
 } from '../../hack/demo/scenario.js';
-import { eventually, eventuallyPasses } from '../support/eventually.js';
+import { eventually, eventuallyPasses } from '../../hack/landscape/eventually.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

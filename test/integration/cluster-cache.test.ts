@@ -10,12 +10,12 @@ import {
   readAuditEvents,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import type { KubeObject } from '../../runtime/kube/list-watch.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import { eventually } from '../support/eventually.js';
 
 describe('runtime/kube: one informer cache per cluster', function () {
   this.timeout(120_000);

@@ -10,12 +10,12 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { clusterEventsSelector } from '../../seed/manager/context.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 interface WireEvent {
   metadata: { name: string };

@@ -43,11 +43,11 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, eventuallyPasses } from '../../hack/landscape/eventually.js';
 import { EXAMPLE_CLUSTER_V150_FILE, exampleCluster } from '../../hack/landscape/example-cluster.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { seedRenderValues } from '../../seed/manager/seed-render-values.js';
-import { eventually, eventuallyPasses } from '../support/eventually.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

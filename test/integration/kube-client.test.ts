@@ -20,6 +20,7 @@ import {
   readAuditEvents,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { FakeClock } from '../../runtime/clock.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
@@ -28,7 +29,6 @@ import { KubeHttp, KubeStatusError } from '../../runtime/kube/kube-http.js';
 import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
-import { eventually } from '../support/eventually.js';
 
 describe('runtime/kube: KubeClient and RestConfig against a real kube-apiserver', function () {
   this.timeout(120_000);

@@ -20,11 +20,11 @@ import {
   NODE_SPEC_FIELDS_NOT_OWNED,
   NODE_STATUS_FIELDS_NOT_OWNED,
 } from '../../charts/managed-resource/node-agent-admission-policy.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
-import { eventually } from '../support/eventually.js';
 import { type NodeIdentityLandscape, nodeIdentityLandscape } from './node-identity-landscape.js';
 
 /** The refusal `run` gets: the admission policy's message, or undefined when it was allowed. */

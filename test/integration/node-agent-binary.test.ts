@@ -13,10 +13,10 @@ import { expect } from 'chai';
 import { PATH, sha256Hex, stringifyYaml } from '../../api/index.js';
 import { BINARY_NAME, buildNodeAgent } from '../../hack/build-node-agent.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { fakeSystemctl } from '../node-agent/support/fake-systemctl.js';
-import { eventually } from '../support/eventually.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('the gardener-node-agent single executable against a real API server', function () {

@@ -8,6 +8,7 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { createTestNamespace, type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventuallyPasses } from '../../hack/landscape/eventually.js';
 import {
   CORDONED_BY_AGENT_ANNOTATION,
   kubeNodeDrain,
@@ -15,7 +16,6 @@ import {
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { loadKubeconfigFile } from '../../runtime/kube/kubeconfig-file.js';
-import { eventuallyPasses } from '../support/eventually.js';
 
 describe('node agent: the drain of a DrainAndRestart against a real kube-apiserver', function () {
   this.timeout(120_000);

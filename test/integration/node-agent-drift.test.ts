@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { PERMITTED_CHECKSUM_ANNOTATION } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { driftMetrics } from '../../node-agent/controllers/drift/drift-metrics.js';
 import { DriftMonitor } from '../../node-agent/controllers/drift/drift-monitor.js';
@@ -21,7 +22,6 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { driftOsc } from '../node-agent/drift/drift-fixture.js';
 import { applyTo } from '../node-agent/support/apply-fixture.js';
-import { eventually } from '../support/eventually.js';
 
 describe('node agent drift monitor against a real API server', function () {
   this.timeout(120_000);

@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { sha256Hex } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { nodeEventSink } from '../../node-agent/agent/event-sinks.js';
@@ -27,7 +28,6 @@ import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { eventually } from '../support/eventually.js';
 
 describe('node agent events.k8s.io/v1 events against a real API server', function () {
   this.timeout(120_000);

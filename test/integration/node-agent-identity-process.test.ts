@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { LABEL, PATH, stringifyYaml } from '../../api/index.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { type NodeIdentityLandscape, nodeIdentityLandscape } from './node-identity-landscape.js';
 
 describe('node agent process with a per-node identity', function () {

@@ -24,6 +24,7 @@ import {
 import { runControllerManager } from '../../controllers/index.js';
 import { createBootstrapToken } from '../../hack/landscape/csr-signer.js';
 import { freePort } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
@@ -40,7 +41,6 @@ import { KubeconfigFileAccess } from '../../runtime/kube/kubeconfig-file.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
-import { eventually } from '../support/eventually.js';
 import { type NodeIdentityLandscape, nodeIdentityLandscape } from './node-identity-landscape.js';
 
 const SELF_SUBJECT_REVIEW = '/apis/authentication.k8s.io/v1/selfsubjectreviews';

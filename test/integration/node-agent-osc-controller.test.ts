@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
@@ -19,7 +20,6 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 function secretBody(name: string, osc: OperatingSystemConfig, extraAnnotations: Record<string, string> = {}) {
   const yaml = yamlOf(osc);

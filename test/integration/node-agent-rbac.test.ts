@@ -13,12 +13,12 @@ import { expect } from 'chai';
 import { PATH, parseGoDuration, parseSemVer, sha256Hex } from '../../api/index.js';
 import { DEFAULT_NOW, render } from '../../cli/render-command.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { type RunningAgent, runAgent } from '../../node-agent/agent/run-agent.js';
 import { DirectoryImageExtractor } from '../../node-agent/registry/directory-extractor.js';
 import { silentLogger } from '../../runtime/logging.js';
-import { eventually } from '../support/eventually.js';
 
 describe('node agent with the RBAC the renderer ships', function () {
   this.timeout(120_000);

@@ -19,6 +19,7 @@ import {
   sha256Hex,
 } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
@@ -31,7 +32,6 @@ import type { Systemd } from '../../node-agent/systemd/systemd.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

@@ -13,9 +13,9 @@ import { CoreV1Api, EventsV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
-import { eventually } from '../support/eventually.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('gardener-node-agent run with a v1.150.0 configuration against a real API server', function () {

@@ -10,10 +10,10 @@ import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@
 import { expect } from 'chai';
 import { sha256Hex, stringifyYaml } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { startFakeKubelet } from '../node-agent/support/fake-kubelet.js';
-import { eventually } from '../support/eventually.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 describe('gardener-node-agent run against a real API server', function () {

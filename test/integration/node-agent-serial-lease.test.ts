@@ -15,6 +15,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { sha256Hex } from '../../api/index.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { IMAGE_FILES, oscV1, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
 import { MemorySystemd } from '../../hack/node-agent-doubles/memory-systemd.js';
 import { addOscController } from '../../node-agent/controllers/operatingsystemconfig/add.js';
@@ -23,7 +24,6 @@ import { EventRecorder } from '../../runtime/events.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { eventually } from '../support/eventually.js';
 
 describe('node agent serial reconciliation Lease against a real API server', function () {
   this.timeout(120_000);

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { addSystemdUnitCheckController } from '../../node-agent/controllers/systemdunitcheck/add.js';
 import type { UnitStatus } from '../../node-agent/systemd/unit-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { eventually } from '../support/eventually.js';
 
 const LAST_APPLIED = `apiVersion: extensions.gardener.cloud/v1alpha1
 kind: OperatingSystemConfig

@@ -10,11 +10,11 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { addLeaseController } from '../../node-agent/controllers/lease/add.js';
 import { addTokenController } from '../../node-agent/controllers/token/add.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
-import { eventually } from '../support/eventually.js';
 
 const tokenSecret = (name: string, token: string) => ({
   metadata: { name, namespace: 'kube-system' },

@@ -27,13 +27,13 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import type { ProcessContext } from '../../seed/manager/context.js';
 import { shootContext } from '../../seed/manager/shoots.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const KEY = 'node-agent.gardener.cloud/reconciliation-delay';
 const ZONE = 'topology.kubernetes.io/zone';

@@ -15,12 +15,12 @@ import { authorizerEndpoint } from '../../hack/landscape/authorizer-endpoint.js'
 import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
 import { type CsrSigner, type ServingCertificate, startCsrSigner } from '../../hack/landscape/csr-signer.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { isApiStatus } from '../../runtime/kube/api-status.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RESOURCE } from '../../runtime/kube/resource.js';
 import type { RunningManager } from '../../seed/manager/run-manager.js';
-import { eventually } from '../support/eventually.js';
 
 export interface NodeIdentityLandscape {
   readonly seed: Envtest;

@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { stringifyYaml } from '../../api/index.js';
 import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
 import { requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
-import { eventually, eventuallyPasses } from '../support/eventually.js';
+import { eventually, eventuallyPasses } from '../../hack/landscape/eventually.js';
 import { installedPackage, plainEnv, runPlain } from '../support/installed-package.js';
 
 describe('the installed npm package against seed and shoot API servers', function () {

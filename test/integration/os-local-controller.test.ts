@@ -34,12 +34,12 @@ import { startOsLocalController } from '../../controllers/os-local/add.js';
 import { KubeOsLocalClient } from '../../controllers/os-local/client.js';
 import { FINALIZER } from '../../controllers/os-local/decide.js';
 import { createTestNamespace, type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 const OSC = {

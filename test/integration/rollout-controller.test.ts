@@ -11,8 +11,8 @@ import { PERMITTED_CHECKSUM_ANNOTATION, ROLLOUT_CLUSTER_ANNOTATION } from '../..
 import { rolloutStatus } from '../../cli/rollout-command.js';
 import { SELECTOR_LABEL } from '../../hack/landscape/controller-manager-fixture.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { BAD_MAX_PODS, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
-import { eventually, sleep } from '../support/eventually.js';
 import { RolloutLandscape } from './rollout-fixture.js';
 
 const SETTLE_MS = 2000;

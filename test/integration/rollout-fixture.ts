@@ -28,12 +28,12 @@ import { addRolloutController } from '../../controllers/rollout/add.js';
 import { decodeRolloutStatus, type PoolRollout } from '../../controllers/rollout/state.js';
 import { createShootFixture, type ShootFixture } from '../../hack/landscape/controller-manager-fixture.js';
 import type { Envtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { BAD_MAX_PODS, KUBELET_CONFIG, kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { oscSecretObject } from '../../hack/landscape/osc-secret.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const KUBERNETES_VERSION = '1.30.2';

@@ -21,13 +21,13 @@ import {
   readAuditEvents,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { Informer } from '../../runtime/kube/informer.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { LeaderElector } from '../../runtime/leader-election.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 function secret(namespace: string, name: string, data: Record<string, string> = {}): V1Secret {
   return {

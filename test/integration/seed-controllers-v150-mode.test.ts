@@ -11,6 +11,7 @@ import { ANNOTATION, GARDENER_VERSION_ANNOTATION, PERMITTED_CHECKSUM_ANNOTATION 
 import { seedControllers } from '../../controllers/index.js';
 import { createBootstrapToken } from '../../hack/landscape/csr-signer.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { kubeletOsc } from '../../hack/landscape/kubelet-osc.js';
 import { requestNodeAgentCertificate } from '../../node-agent/identity/certificate-request.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -18,7 +19,6 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { RestConfig } from '../../runtime/kube/rest-config.js';
 import { createLogger, silentLogger } from '../../runtime/logging.js';
 import { type RunningManager, runManager } from '../../seed/manager/run-manager.js';
-import { eventually, sleep } from '../support/eventually.js';
 import { RolloutLandscape } from './rollout-fixture.js';
 
 const SETTLE_MS = 2000;

@@ -22,6 +22,7 @@ import {
   readAuditEvents,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeHttp } from '../../runtime/kube/kube-http.js';
@@ -30,7 +31,6 @@ import { runtimeMetrics } from '../../runtime/metrics.js';
 import type { ProcessContext } from '../../seed/manager/context.js';
 import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
 import { shootContext } from '../../seed/manager/shoots.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const ROLE = 'gardener.cloud/role';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -15,6 +15,7 @@ import { Registry } from 'prom-client';
 import { parseRfc3339, shootAccessSecret } from '../../api/index.js';
 import { type RunningTokenRequestor, startTokenRequestor } from '../../controllers/token-requestor/index.js';
 import { createTestNamespace, type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { EventRecorder } from '../../runtime/events.js';
 import { ClusterCache } from '../../runtime/kube/cluster-cache.js';
 import { KubeClient } from '../../runtime/kube/kube-client.js';
@@ -22,7 +23,6 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { runtimeMetrics } from '../../runtime/metrics.js';
 import { shootAccessSecrets } from '../../seed/manager/seed-informers.js';
-import { eventually, sleep } from '../support/eventually.js';
 
 const RENEW = 'serviceaccount.resources.gardener.cloud/token-renew-timestamp';
 const H = 3600 * 1000;

@@ -17,6 +17,7 @@ import {
   requireClusterScopedWrites,
   startEnvtest,
 } from '../../hack/landscape/envtest.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { FreezingProxy } from '../../hack/landscape/freezing-proxy.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
@@ -26,7 +27,6 @@ import { KubeHttp } from '../../runtime/kube/kube-http.js';
 import { WATCH_HEARTBEAT_TIMEOUT_ENV } from '../../runtime/kube/list-watch.js';
 import { silentLogger } from '../../runtime/logging.js';
 import { decodeControllerManagerConfiguration } from '../../seed/manager/config.js';
-import { eventually, sleep } from '../support/eventually.js';
 import { createOscSecretAndNode } from './node-agent-objects.js';
 
 async function readyz(url: string): Promise<{ status: number; body: string }> {

@@ -11,15 +11,20 @@
 import { type V1Node, type V1NodeCondition, Watch } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { DRIFT_CONDITION_REASON, DRIFT_CONDITION_TYPE, sha256Hex, stringifyYaml } from '../../api/index.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
+import { AgentNode, changedByJobs, OS_UNITS } from '../../hack/real-node/agent-node.js';
+import { AGENT_UNIT } from '../../hack/real-node/agent-probes.js';
+import { unitNames } from '../../hack/real-node/osc-edits.js';
+import {
+  jobStartsPerUnit,
+  journalCursor,
+  showUnits,
+  unitStartsSince,
+} from '../../hack/real-node/systemd-state.js';
 import {
   DISRUPTION_POLICY_API_VERSION,
   DISRUPTION_POLICY_KIND,
 } from '../../node-agent/planner/disruption-policy.js';
-import { eventually, sleep } from '../support/eventually.js';
-import { AgentNode, changedByJobs, OS_UNITS } from './agent-node.js';
-import { AGENT_UNIT } from './agent-probes.js';
-import { unitNames } from './osc-edits.js';
-import { jobStartsPerUnit, journalCursor, showUnits, unitStartsSince } from './systemd-state.js';
 
 const INTERVAL_S = 5;
 const KUBELET_CONFIG = '/var/lib/kubelet/config/kubelet';

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { readApplyReport, stringifyYaml } from '../../api/index.js';
-import { sleep } from '../support/eventually.js';
-import { AgentNode, changedByJobs, OS_UNITS } from './agent-node.js';
-import { appendToFile, editUnit, unitNames, withFile } from './osc-edits.js';
-import { jobStartsPerUnit } from './systemd-state.js';
+import { sleep } from '../../hack/landscape/eventually.js';
+import { AgentNode, changedByJobs, OS_UNITS } from '../../hack/real-node/agent-node.js';
+import { appendToFile, editUnit, unitNames, withFile } from '../../hack/real-node/osc-edits.js';
+import { jobStartsPerUnit } from '../../hack/real-node/systemd-state.js';
 
 const JOURNALD_CONF = '/etc/systemd/journald.conf';
 const SYSCTL_FILE = '/etc/sysctl.d/99-k8s-general.conf';

@@ -9,10 +9,24 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { OperatingSystemConfig } from '../../api/index.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { missingControllers } from '../../hack/real-kubelet/cgroup-controllers.js';
 import type { Container } from '../../hack/real-node/container.js';
+import { type HostSnapshot, hostDifferences, hostSnapshot } from '../../hack/real-node/host-state.js';
+import {
+  hostSysctl,
+  type RealKubeletNode,
+  readyCondition,
+  startRealKubeletNode,
+} from '../../hack/real-node/real-kubelet-node.js';
+import { oscSysctlKeys, renderedNodeLabels } from '../../hack/real-node/real-kubelet-osc.js';
 import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { eventually } from '../support/eventually.js';
+import {
+  jobStartsPerUnit,
+  journalCursor,
+  showUnits,
+  unitStartsSince,
+} from '../../hack/real-node/systemd-state.js';
 import {
   containerdConfigDump,
   containerdConfigFile,
@@ -20,15 +34,6 @@ import {
   tomlAt,
   withContainerdConfig,
 } from './containerd-probes.js';
-import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
-import {
-  hostSysctl,
-  type RealKubeletNode,
-  readyCondition,
-  startRealKubeletNode,
-} from './real-kubelet-node.js';
-import { oscSysctlKeys, renderedNodeLabels } from './real-kubelet-osc.js';
-import { jobStartsPerUnit, journalCursor, showUnits, unitStartsSince } from './systemd-state.js';
 import { expectUnitsAsOscSays } from './unit-expectations.js';
 
 const KUBELET = 'kubelet.service';

@@ -10,22 +10,27 @@ import { readFileSync } from 'node:fs';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { OperatingSystemConfig } from '../../api/index.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import { KUBELET_CLIENT_SIGNER } from '../../hack/real-kubelet/kubelet-csr-signer.js';
+import { httpGetInside } from '../../hack/real-node/agent-probes.js';
 import type { Container } from '../../hack/real-node/container.js';
-import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { eventually, sleep } from '../support/eventually.js';
-import { httpGetInside } from './agent-probes.js';
-import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
-import { withMaxPods } from './osc-edits.js';
+import { type HostSnapshot, hostDifferences, hostSnapshot } from '../../hack/real-node/host-state.js';
+import { withMaxPods } from '../../hack/real-node/osc-edits.js';
 import {
   hostSysctl,
   type RealKubeletNode,
   readyCondition as ready,
   startRealKubeletNode,
-} from './real-kubelet-node.js';
-import { oscSysctlKeys, renderedNodeLabels } from './real-kubelet-osc.js';
-import { kubeletConfigz, withKubeletFields } from './real-kubelet-probes.js';
-import { jobStartsPerUnit, journalCursor, showUnits, unitStartsSince } from './systemd-state.js';
+} from '../../hack/real-node/real-kubelet-node.js';
+import { oscSysctlKeys, renderedNodeLabels } from '../../hack/real-node/real-kubelet-osc.js';
+import { kubeletConfigz, withKubeletFields } from '../../hack/real-node/real-kubelet-probes.js';
+import { reapStaleNodes } from '../../hack/real-node/runs.js';
+import {
+  jobStartsPerUnit,
+  journalCursor,
+  showUnits,
+  unitStartsSince,
+} from '../../hack/real-node/systemd-state.js';
 
 const KUBELET = 'kubelet.service';
 

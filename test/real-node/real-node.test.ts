@@ -20,13 +20,7 @@ import {
 } from '../../api/index.js';
 import { buildNodeAgent } from '../../hack/build-node-agent.js';
 import { type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
-import { AGENT_BARRIERS_ENV, applyPoint, unitStop } from '../../hack/real-node/barriers.js';
-import { realNodeCache } from '../../hack/real-node/cache.js';
-import type { Container } from '../../hack/real-node/container.js';
-import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
-import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../../hack/landscape/eventually.js';
 import {
   AGENT_UNIT,
   agentMainPid,
@@ -36,16 +30,29 @@ import {
   type Kill,
   killAgentHeldAt,
   runningJobs,
-} from './agent-probes.js';
-import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
-import { appendToFile, decodeOsc, unitNames, withMaxPods, withoutUnits, withUnit } from './osc-edits.js';
+} from '../../hack/real-node/agent-probes.js';
+import { AGENT_BARRIERS_ENV, applyPoint, unitStop } from '../../hack/real-node/barriers.js';
+import { realNodeCache } from '../../hack/real-node/cache.js';
+import type { Container } from '../../hack/real-node/container.js';
+import { type HostSnapshot, hostDifferences, hostSnapshot } from '../../hack/real-node/host-state.js';
+import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
+import {
+  appendToFile,
+  decodeOsc,
+  unitNames,
+  withMaxPods,
+  withoutUnits,
+  withUnit,
+} from '../../hack/real-node/osc-edits.js';
+import { reapStaleNodes } from '../../hack/real-node/runs.js';
+import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
 import {
   jobStartsPerUnit,
   journalCursor,
   showUnits,
   type UnitStart,
   unitStartsSince,
-} from './systemd-state.js';
+} from '../../hack/real-node/systemd-state.js';
 import { expectUnitsAsOscSays } from './unit-expectations.js';
 
 /** Units of the image itself, which no apply of the agent may touch. */

@@ -8,9 +8,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { envtestBinaries } from '../../hack/landscape/envtest.js';
+import { eventually } from '../../hack/landscape/eventually.js';
 import { realNodeCache } from '../../hack/real-node/cache.js';
 import { reapStaleNodes, runsDir } from '../../hack/real-node/runs.js';
-import { eventually } from '../support/eventually.js';
 
 const BARE_NODE = resolve(import.meta.dirname, 'support/bare-node.ts');
 

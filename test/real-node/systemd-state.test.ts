@@ -6,11 +6,16 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { envtestBinaries } from '../../hack/landscape/envtest.js';
+import { sleep } from '../../hack/landscape/eventually.js';
 import { realNodeCache } from '../../hack/real-node/cache.js';
 import type { Container } from '../../hack/real-node/container.js';
 import { RealNode } from '../../hack/real-node/real-node.js';
-import { sleep } from '../support/eventually.js';
-import { jobStartsPerUnit, journalCursor, parseUtcTimestamp, unitStartsSince } from './systemd-state.js';
+import {
+  jobStartsPerUnit,
+  journalCursor,
+  parseUtcTimestamp,
+  unitStartsSince,
+} from '../../hack/real-node/systemd-state.js';
 
 const UNITS: Record<string, string> = {
   'probe-job.service': '[Service]\nExecStart=/bin/sleep infinity\n',

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { type OperatingSystemConfig, UNIT } from '../../api/index.js';
 import type { Container } from '../../hack/real-node/container.js';
-import { showUnits, unitStartsSince } from './systemd-state.js';
+import { showUnits, unitStartsSince } from '../../hack/real-node/systemd-state.js';
 
 const PROPERTIES = ['LoadState', 'ActiveState', 'SubState', 'UnitFileState', 'Result'];
 

@@ -5,13 +5,7 @@
  * upstream's agent may restart different units.
  */
 import type { OperatingSystemConfig } from '../../../api/index.js';
-import {
-  appendToFile,
-  editUnit,
-  unitNames,
-  withFile,
-  withMaxPods,
-} from '../../../test/real-node/osc-edits.js';
+import { appendToFile, editUnit, unitNames, withFile, withMaxPods } from '../../real-node/osc-edits.js';
 
 export interface OscStep {
   readonly name: string;

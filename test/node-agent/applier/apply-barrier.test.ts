@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { PATH } from '../../../api/index.js';
+import { eventually, sleep } from '../../../hack/landscape/eventually.js';
 import { writeImages } from '../../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1 } from '../../../hack/landscape/ntv18-fixtures.js';
 import { MemorySystemd } from '../../../hack/node-agent-doubles/memory-systemd.js';
@@ -17,7 +18,6 @@ import {
   fileBarrier,
 } from '../../../node-agent/applier/apply-barrier.js';
 import { PROGRESS_FILE } from '../../../node-agent/applier/progress-file.js';
-import { eventually, sleep } from '../../support/eventually.js';
 import { applyTo, opText } from '../support/apply-fixture.js';
 import { useTempDirs } from '../support/harness.js';
 

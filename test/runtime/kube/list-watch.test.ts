@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import { eventually, sleep } from '../../../hack/landscape/eventually.js';
 import { FreezingProxy } from '../../../hack/landscape/freezing-proxy.js';
 import { LineSplitter } from '../../../runtime/kube/json-lines.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
@@ -12,7 +13,6 @@ import { type KubeObject, ListWatch } from '../../../runtime/kube/list-watch.js'
 import { RestConfig } from '../../../runtime/kube/rest-config.js';
 import { WatchHealth } from '../../../runtime/kube/watch-health.js';
 import { createLogger } from '../../../runtime/logging.js';
-import { eventually, sleep } from '../../support/eventually.js';
 import { bookmarkLine, eventLine, WatchPeer } from '../../support/watch-peer.js';
 
 interface Obj extends KubeObject {

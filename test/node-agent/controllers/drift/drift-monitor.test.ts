@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { V1Node } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import { eventuallyPasses } from '../../../../hack/landscape/eventually.js';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { HostRoot } from '../../../../node-agent/applier/host-root.js';
 import { removeProgress, writeProgress } from '../../../../node-agent/applier/progress-file.js';
@@ -10,7 +11,6 @@ import { driftMetrics } from '../../../../node-agent/controllers/drift/drift-met
 import { DriftMonitor } from '../../../../node-agent/controllers/drift/drift-monitor.js';
 import { computePlan } from '../../../../node-agent/planner/compute-plan.js';
 import { DirectoryImageExtractor } from '../../../../node-agent/registry/directory-extractor.js';
-import { eventuallyPasses } from '../../../support/eventually.js';
 import { driftOsc } from '../../drift/drift-fixture.js';
 import { applyTo, opText } from '../../support/apply-fixture.js';
 import { useTempDirs } from '../../support/harness.js';

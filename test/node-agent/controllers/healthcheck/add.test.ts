@@ -1,6 +1,7 @@
 /** N-TV-12 through the controller: interval 1 s, a fake clock stepped 80 s, real HTTP to a fake kubelet. */
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import { eventually } from '../../../../hack/landscape/eventually.js';
 import { MemorySystemd } from '../../../../hack/node-agent-doubles/memory-systemd.js';
 import { agentMetrics } from '../../../../node-agent/controllers/agent-metrics.js';
 import {
@@ -11,7 +12,6 @@ import {
 import type { HealthChecker } from '../../../../node-agent/controllers/healthcheck/checker.js';
 import { FakeClock } from '../../../../runtime/clock.js';
 import { runtimeMetrics } from '../../../../runtime/metrics.js';
-import { eventually } from '../../../support/eventually.js';
 import { opText } from '../../support/apply-fixture.js';
 import {
   FakeEvents,

@@ -2,9 +2,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { OperatingSystemConfig } from '../../api/index.js';
-import type { Envtest } from '../../hack/landscape/envtest.js';
-import { overrideKubeletConfig } from '../../hack/real-kubelet/cgroup-controllers.js';
-import type { Container } from '../../hack/real-node/container.js';
+import type { Envtest } from '../landscape/envtest.js';
+import { overrideKubeletConfig } from '../real-kubelet/cgroup-controllers.js';
+import type { Container } from './container.js';
 import { editFile } from './osc-edits.js';
 
 export const KUBELET_CONFIG = '/var/lib/kubelet/config/kubelet';

@@ -1,8 +1,8 @@
 /** The agent on a real node, observed and disturbed from outside through its own systemd. */
 import { existsSync } from 'node:fs';
-import type { NodeBarriers } from '../../hack/real-node/barriers.js';
-import type { Container } from '../../hack/real-node/container.js';
-import { sleep } from '../support/eventually.js';
+import { sleep } from '../landscape/eventually.js';
+import type { NodeBarriers } from './barriers.js';
+import type { Container } from './container.js';
 import { showUnits } from './systemd-state.js';
 
 export const AGENT_UNIT = 'gardener-node-agent.service';

@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { defaultBase } from '../../hack/real-node/real-node.js';
+import { defaultBase } from './real-node.js';
 
 const CANARY = `/tmp/.real-node-canary-${process.pid}`;
 const CANARY_AGE_MS = 40 * 24 * 3600 * 1000;

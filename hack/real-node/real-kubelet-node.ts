@@ -11,23 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { ANNOTATION, type OperatingSystemConfig, readApplyReport, sha256Hex } from '../../api/index.js';
-import { buildNodeAgent } from '../../hack/build-node-agent.js';
-import { type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
-import {
-  realKubeletBinary,
-  realKubeletNodeImage,
-  realKubeletVersion,
-} from '../../hack/real-kubelet/cache.js';
-import { type KubeletOverride, kubeletOverride } from '../../hack/real-kubelet/cgroup-controllers.js';
-import { grantConfigzAccess } from '../../hack/real-kubelet/configz-access.js';
-import { type KubeletCsrSigner, startKubeletCsrSigner } from '../../hack/real-kubelet/kubelet-csr-signer.js';
-import type { Container } from '../../hack/real-node/container.js';
-import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
-import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
-import { eventually } from '../support/eventually.js';
+import { buildNodeAgent } from '../build-node-agent.js';
+import { type Envtest, startEnvtest } from '../landscape/envtest.js';
+import { eventually } from '../landscape/eventually.js';
+import { realKubeletBinary, realKubeletNodeImage, realKubeletVersion } from '../real-kubelet/cache.js';
+import { type KubeletOverride, kubeletOverride } from '../real-kubelet/cgroup-controllers.js';
+import { grantConfigzAccess } from '../real-kubelet/configz-access.js';
+import { type KubeletCsrSigner, startKubeletCsrSigner } from '../real-kubelet/kubelet-csr-signer.js';
+import type { Container } from './container.js';
+import { type NodeUnderTest, provisionNode } from './node-under-test.js';
 import { decodeOsc } from './osc-edits.js';
 import { oscSysctlKeys, pauseImagesOf } from './real-kubelet-osc.js';
 import { withKubeletFields } from './real-kubelet-probes.js';
+import { type ShootForNodes, setUpShoot } from './shoot.js';
 
 /** The image files of a pool whose stand-ins hack/real-node does not name by path. */
 const STAND_INS: Readonly<Record<string, string>> = {

@@ -9,7 +9,7 @@
  *    timers of the OSC and the image elapse every 10 minutes or more rarely);
  *  - `job`: anything else, i.e. a start, restart or stop job somebody asked for (the agent).
  */
-import type { Container } from '../../hack/real-node/container.js';
+import type { Container } from './container.js';
 
 /** systemd's catalog ids of the messages PID 1 writes about units. */
 const MESSAGE = {

@@ -8,18 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ANNOTATION, type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
-import { buildNodeAgent } from '../../hack/build-node-agent.js';
-import { type Envtest, startEnvtest } from '../../hack/landscape/envtest.js';
-import { setAgentFlags } from '../../hack/real-node/agent-flags.js';
-import { realNodeCache } from '../../hack/real-node/cache.js';
-import type { Container } from '../../hack/real-node/container.js';
-import { type NodeUnderTest, provisionNode } from '../../hack/real-node/node-under-test.js';
-import { reapStaleNodes } from '../../hack/real-node/runs.js';
-import { type ShootForNodes, setUpShoot } from '../../hack/real-node/shoot.js';
-import { eventually } from '../support/eventually.js';
+import { buildNodeAgent } from '../build-node-agent.js';
+import { type Envtest, startEnvtest } from '../landscape/envtest.js';
+import { eventually } from '../landscape/eventually.js';
+import { setAgentFlags } from './agent-flags.js';
 import { AGENT_UNIT, agentMainPid, httpGetInside } from './agent-probes.js';
+import { realNodeCache } from './cache.js';
+import type { Container } from './container.js';
 import { type HostSnapshot, hostDifferences, hostSnapshot } from './host-state.js';
+import { type NodeUnderTest, provisionNode } from './node-under-test.js';
 import { decodeOsc, unitContent } from './osc-edits.js';
+import { reapStaleNodes } from './runs.js';
+import { type ShootForNodes, setUpShoot } from './shoot.js';
 import { journalCursor, showUnits, type UnitStart, unitStartsSince } from './systemd-state.js';
 
 /** Units of the image itself, which no apply of the agent may touch unless a rule names them. */

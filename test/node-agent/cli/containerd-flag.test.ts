@@ -15,6 +15,7 @@ import { CONTAINERD_17_DEFAULT } from '../../../hack/node-agent-doubles/fake-con
 import { main as nodeMain } from '../../../node-agent/cli/program.js';
 import { runCli } from '../support/cli-run.js';
 import { useTempDirs } from '../support/harness.js';
+import { writeUnreachableAgentConfig } from '../support/unreachable-agent-config.js';
 
 function withContainerd(): OperatingSystemConfig {
   const base = oscV1();
@@ -129,24 +130,7 @@ describe('gardener-node-agent --containerd', function () {
   });
 
   it('run exits 2 on a bad spec before starting', async () => {
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringifyYaml({
-        apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
-        kind: 'NodeAgentConfiguration',
-        clientConnection: { kubeconfig: join(dir, 'no-kubeconfig') },
-        apiServer: { server: 'https://127.0.0.1:1' },
-        controllers: {
-          operatingSystemConfig: { secretName: 'osc', kubernetesVersion: '1.30.2' },
-          token: {
-            syncConfigs: [
-              { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' },
-            ],
-          },
-        },
-      }),
-    );
+    const config = writeUnreachableAgentConfig(dir);
     const result = await runCli([
       'run',
       '--config',

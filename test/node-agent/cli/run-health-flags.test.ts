@@ -2,37 +2,19 @@
  * The health-check and drift-check flags of `run` are checked before the agent starts (exit 2,
  * nothing touched).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { stringifyYaml } from '../../../api/index.js';
 import { driftIntervalMs } from '../../../node-agent/cli/run-command.js';
 import { runCli } from '../support/cli-run.js';
 import { useTempDirs } from '../support/harness.js';
+import { writeUnreachableAgentConfig } from '../support/unreachable-agent-config.js';
 
 describe('gardener-node-agent run: health-check flags', () => {
   const tempDir = useTempDirs();
 
   function args(...extra: string[]): string[] {
     const dir = tempDir();
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringifyYaml({
-        apiVersion: 'nodeagent.config.gardener.cloud/v1alpha1',
-        kind: 'NodeAgentConfiguration',
-        clientConnection: { kubeconfig: join(dir, 'no-kubeconfig') },
-        apiServer: { server: 'https://127.0.0.1:1' },
-        controllers: {
-          operatingSystemConfig: { secretName: 'osc', kubernetesVersion: '1.30.2' },
-          token: {
-            syncConfigs: [
-              { secretName: 'gardener-node-agent', path: '/var/lib/gardener-node-agent/credentials/token' },
-            ],
-          },
-        },
-      }),
-    );
+    const config = writeUnreachableAgentConfig(dir);
     return ['run', '--config', config, '--root', dir, '--systemd', `record:${join(dir, 'ops')}`, ...extra];
   }
 

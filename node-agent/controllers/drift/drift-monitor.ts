@@ -108,7 +108,8 @@ export class DriftMonitor {
    * Checks now and every `intervalMs`. The check at start reports but does not repair: the OSC
    * controller reconciles at start too, and when it applies a newer OSC a repair to the last one
    * first would restart the same units twice; what is still drifted after that apply is repaired
-   * by the next check (an inotify-seen change, or the interval).
+   * by the next check (the one that follows every finished apply, an inotify-seen change, or the
+   * interval).
    */
   start(signal: AbortSignal): void {
     this.reportOnlyOnce = true;

@@ -81,10 +81,15 @@ export const BUILDS: readonly Build[] = [
   build('real-kubelet', 'hack/real-kubelet/build.sh', {
     why: 'the kubelet v1.34.4 built from source, and a local pause image, for the real-kubelet tests',
     go: true,
+    // about 100 CPU-s after envtest's (same Go build cache), first needed by the real-kubelet
+    // files' `before` hook (hack/real-kubelet/cache.ts runs the script), near the end of the run
+    late: true,
   }),
   build('real-kubelet-image', 'hack/real-kubelet/image.sh', {
     why: "the real-node image with Debian's containerd, runc and CNI plugins for the real-kubelet tests (needs root)",
     // it downloads the .debs with the host's package lists, which may lag the mirror
     retryAfterAptUpdate: true,
+    // after real-node and real-kubelet, which it is built from; needed with them
+    late: true,
   }),
 ];

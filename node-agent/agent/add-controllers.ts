@@ -31,6 +31,11 @@ import { nodeEventSink } from './event-sinks.js';
 import { type HealthProbes, verifyProbes } from './health-probes.js';
 import { inEffect } from './in-effect-checks.js';
 
+/** The containerd the agent asks: `--containerd`, else the node's own when the root is `/`. */
+function containerdOf(o: AgentContext['options']) {
+  return o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined);
+}
+
 function driftMonitor(
   agent: AgentContext,
   node: () => V1Node | undefined,
@@ -48,7 +53,7 @@ function driftMonitor(
     metrics: driftMetrics(agent.metrics.registry),
     disruptionPolicy: o.disruptionPolicy,
     hostName: agent.hostName.toLowerCase(),
-    containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
+    containerd: containerdOf(o),
     intervalMs,
     log: agent.log,
   });
@@ -87,7 +92,7 @@ export function addAgentControllers(agent: AgentContext, probes: HealthProbes): 
         ...inEffect(agent),
         revertFailedApplies: o.revertFailedApplies,
         disruptionPolicy: o.disruptionPolicy,
-        containerd: o.containerd ?? (o.root === '/' ? hostContainerdTool(o.env) : undefined),
+        containerd: containerdOf(o),
         nodeRoleAndZoneLabels: o.contract === 'v1.150.0',
         onApplied: drift && (() => void drift.trigger()),
       },

@@ -16,6 +16,7 @@ import { nodeInitScript } from '../../components/node-init/init-script.js';
 import type { RecordedSystemdOp } from '../node-agent-doubles/recording-systemd.js';
 import { setAgentFlags } from '../real-node/agent-flags.js';
 import type { Container } from '../real-node/container.js';
+import { type HostSnapshot, hostDifferences } from '../real-node/host-state.js';
 import { linkImages, type NodeUnderTest, provisionNode } from '../real-node/node-under-test.js';
 import { unitContent } from '../real-node/osc-edits.js';
 import { API_SERVER_IN_NODE } from '../real-node/shoot.js';
@@ -47,6 +48,8 @@ export class RealDemoNode implements ScenarioNode {
   agentStarts: number[] = [];
   agentRestartedItself = false;
   private booted: NodeUnderTest | undefined;
+  /** What of the node could stay on this machine, known once it booted. */
+  private traces: { name: string; nodeDir: string; pids: number[] } | undefined;
   private recorded: RecordedSystemdOp[] = [];
   private reading: Promise<void> | undefined;
 
@@ -77,6 +80,8 @@ export class RealDemoNode implements ScenarioNode {
       cache: this.env.cache,
       registerNode: false,
     });
+    const { leader, nspawnPid } = this.booted.container;
+    this.traces = { name: this.name, nodeDir: this.booted.node.nodeDir, pids: [leader, nspawnPid] };
     const userData = await this.container.systemctl('is-failed', '--quiet', 'user-data.service');
     if (userData.code === 0)
       throw new Error(`${this.name}: the user data failed:\n${await this.journal('user-data')}`);
@@ -202,6 +207,11 @@ export class RealDemoNode implements ScenarioNode {
   }
 
   private static stopping: Promise<void> = Promise.resolve();
+
+  /** What the node left on this machine once stopped (hack/real-node/host-state.ts); empty: nothing. */
+  leftOnHost(before: HostSnapshot, after: HostSnapshot): string[] {
+    return this.traces ? hostDifferences(before, after, this.traces) : [];
+  }
 
   private async journal(unit: string): Promise<string> {
     return (await this.container.exec(['journalctl', '--no-pager', '-n', '40', '-o', 'cat', '-u', unit]))

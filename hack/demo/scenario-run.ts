@@ -13,6 +13,7 @@ import { buildNodeAgent, bundleNodeAgentWithDoubles } from '../build-node-agent.
 import { authorizerEndpoint } from '../landscape/authorizer-endpoint.js';
 import { type CsrSigner, startCsrSigner } from '../landscape/csr-signer.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../landscape/envtest.js';
+import { type HostSnapshot, hostSnapshot, removeCanary } from '../real-node/host-state.js';
 import { reapStaleNodes } from '../real-node/runs.js';
 import {
   type ControllerManager,
@@ -23,6 +24,7 @@ import {
 import type { NodeSpec } from './node.js';
 import { createNode, type NodeKind } from './node-factory.js';
 import { killAllNow } from './processes.js';
+import { RealDemoNode } from './real-demo-node.js';
 import { realNodePrerequisites } from './real-nodes-mode.js';
 import type { ScenarioNode } from './scenario-node.js';
 import {
@@ -75,6 +77,8 @@ interface Resources {
   bundling: Promise<void>;
   readonly nodes: ScenarioNode[];
   readonly lastResort: () => void;
+  /** The host before the first real node booted, to compare once they are gone. */
+  readonly hostBefore?: HostSnapshot;
 }
 
 const resources = new WeakMap<ScenarioRun, Resources>();
@@ -119,9 +123,17 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
     if (!o.keepWorkDir) rmSync(workDir, { recursive: true, force: true });
     // their supervisors stop the servers when this process is gone; the data must go too
     for (const dir of envtestDirs) rmSync(dir, { recursive: true, force: true });
+    // the real nodes' supervisors power them off when this process is gone
+    if (realNodeImage) removeCanary();
   };
   process.once('exit', lastResort);
-  const res: Resources = { envtests: [], bundling: Promise.resolve(), nodes: [], lastResort };
+  const res: Resources = {
+    envtests: [],
+    bundling: Promise.resolve(),
+    nodes: [],
+    lastResort,
+    ...(realNodeImage ? { hostBefore: hostSnapshot() } : {}),
+  };
 
   try {
     heading('setup', `Setup: ${o.nodes} nodes, max delay ${maxDelaySeconds} s, work dir ${workDir}`);
@@ -276,16 +288,31 @@ export async function tearDown(run: ScenarioRun): Promise<void> {
   if (!res) return;
   resources.delete(run);
   await run.controllerManager?.stop().catch(() => undefined);
-  await release(res, run.workDir, run.options);
+  const host = await release(res, run.workDir, run.options);
+  if (host) run.emit('step', host);
 }
 
-async function release(res: Resources, workDir: string, o: ScenarioOptions): Promise<void> {
+/** What the real nodes left on this machine (hack/real-node/host-state.ts), in one line. */
+function hostLeftAsFound(before: HostSnapshot, nodes: readonly ScenarioNode[]): string {
+  const after = hostSnapshot();
+  const problems = [
+    ...new Set(nodes.flatMap((n) => (n instanceof RealDemoNode ? n.leftOnHost(before, after) : []))),
+  ];
+  removeCanary();
+  return problems.length === 0
+    ? "the host as found: no process, cgroup, mount, /run/systemd/nspawn entry or directory of the nodes left; the host's /etc/systemd/system and a /tmp canary unchanged"
+    : `the host NOT as found: ${problems.join('; ')}`;
+}
+
+/** Everything of the run goes; with real nodes, says whether the host is as found. */
+async function release(res: Resources, workDir: string, o: ScenarioOptions): Promise<string | undefined> {
   await Promise.allSettled(res.nodes.map((n) => n.stop()));
   await res.signer?.stop().catch(() => undefined);
   await Promise.allSettled([res.bundling, ...res.envtests.map((e) => e.then((env) => env.stop()))]);
   killAllNow();
   if (!o.keepWorkDir) rmSync(workDir, { recursive: true, force: true });
   process.off('exit', res.lastResort);
+  return res.hostBefore ? hostLeftAsFound(res.hostBefore, res.nodes) : undefined;
 }
 
 /**

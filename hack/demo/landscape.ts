@@ -91,6 +91,8 @@ export async function setUpLandscape(o: {
   workDir: string;
   maxDelaySeconds: number;
   authorizer: AuthorizerEndpoint;
+  /** The pools' machines have no data volumes (real nodes: no disk to format for the kubelet). */
+  withoutDataVolumes?: boolean;
 }): Promise<Landscape> {
   const { seed, shoot, workDir } = o;
   const seedObjects = KubernetesObjectApi.makeApiClient(seed.kubeConfig);
@@ -142,6 +144,11 @@ export async function setUpLandscape(o: {
 
     // the Cluster, opted in by label, with the demo's max delay on the embedded shoot
     const raw = exampleCluster();
+    if (o.withoutDataVolumes)
+      for (const w of raw.spec.shoot.spec.provider.workers as Record<string, unknown>[]) {
+        delete w.dataVolumes;
+        delete w.kubeletDataVolumeName;
+      }
     raw.metadata = { name: namespace, labels: { [SELECTOR_LABEL]: SELECTOR_VALUE } };
     raw.spec.shoot.metadata.annotations = {
       ...raw.spec.shoot.metadata.annotations,

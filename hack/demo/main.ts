@@ -8,17 +8,28 @@
  * with a summary table and
  * an SVG chart of the rollout; exits 0 when every check holds. Ctrl-C (SIGINT) or SIGTERM stops
  * it, and every process, API server and temp dir is removed, whichever way it ends.
+ *
+ * `--real-nodes` (root, the real-node image of hack/real-node/build.sh): the same scenario on 2-3
+ * real nodes, nspawn containers with systemd as PID 1 (hack/demo/real-demo-node.ts); their
+ * containers and node directories go too, and nodes a vanished run left are reaped first.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { killAllNow } from './processes.js';
+import {
+  DEFAULT_NODES,
+  DEFAULT_REAL_NODES,
+  demoNodeCount,
+  MAX_NODES,
+  MAX_REAL_NODES,
+  UsageError,
+} from './real-nodes-mode.js';
 import { checks, formatEntry, rolloutSvg, summaryTable } from './report.js';
 import { DEFAULT_MAX_DELAY_SECONDS, runScenario } from './scenario.js';
 import { Interrupted } from './wait.js';
 
-const MAX_NODES = 50;
 const FORCE_AFTER_MS = 3000;
 
 function integer(min: number, max: number) {
@@ -31,7 +42,8 @@ function integer(min: number, max: number) {
 }
 
 interface Options {
-  readonly nodes: number;
+  readonly nodes?: number;
+  readonly realNodes?: boolean;
   readonly maxDelay: number;
   readonly out: string;
   readonly keepWorkdir?: boolean;
@@ -40,7 +52,7 @@ interface Options {
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
-async function demo(options: Options): Promise<number> {
+async function demo(options: Options & { readonly nodes: number }): Promise<number> {
   const controller = new AbortController();
   let signalName: NodeJS.Signals | undefined;
   let firstSignalAt = 0;
@@ -76,6 +88,7 @@ async function demo(options: Options): Promise<number> {
       signal: controller.signal,
       keepWorkDir: options.keepWorkdir,
       breakRollout: options.breakRollout,
+      realNodes: options.realNodes,
       onTimeline: (entry) => print(formatEntry(entry)),
     });
     const table = summaryTable(result);
@@ -105,6 +118,10 @@ async function demo(options: Options): Promise<number> {
     );
     return failed === 0 ? 0 : 1;
   } catch (e) {
+    if (e instanceof UsageError) {
+      print(`demo: ${e.message}`);
+      return 2;
+    }
     if (e instanceof Interrupted || controller.signal.aborted) {
       print('stopped: every process, API server and temp dir is gone');
       return signalName === 'SIGTERM' ? 143 : 130;
@@ -132,9 +149,8 @@ const program = new Command('npm run demo --')
   .exitOverride()
   .option(
     '--nodes <n>',
-    `worker nodes, spread over the example's pools and zones (1-${MAX_NODES})`,
+    `worker nodes, spread over the example's pools and zones (1-${MAX_NODES}, default ${DEFAULT_NODES}; with --real-nodes 1-${MAX_REAL_NODES}, default ${DEFAULT_REAL_NODES})`,
     integer(1, MAX_NODES),
-    10,
   )
   .option(
     '--max-delay <seconds>',
@@ -152,8 +168,21 @@ const program = new Command('npm run demo --')
     '--break-rollout',
     "make the kubelet change a bad one (kubelet does not stay up on a node that applies it): the rollout gate stops it at each pool's canary, then the previous spec fixes the failed nodes first",
   )
+  .option(
+    '--real-nodes',
+    "each node a real node: an nspawn container with systemd as PID 1, booted from the real-node image (root; hack/real-node/build.sh once), its agent under the node's systemd; the kubelet is the image's stand-in",
+  )
   .action(async (options: Options) => {
-    process.exitCode = await demo({ ...options, out: resolve(options.out) });
+    let nodes: number;
+    try {
+      nodes = demoNodeCount(options);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      process.stderr.write(`error: ${e.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.exitCode = await demo({ ...options, nodes, out: resolve(options.out) });
   });
 
 try {

@@ -24,6 +24,7 @@ import { parseRecording, type RecordedSystemdOp } from '../node-agent-doubles/re
 import { SYSTEMD_FAULTS_ENV } from '../node-agent-doubles/systemd-faults.js';
 import { jsonLines, tail } from './landscape.js';
 import { type Exit, type SupervisedProcess, startSupervised } from './processes.js';
+import type { NodeInit, ScenarioNode } from './scenario-node.js';
 
 export interface NodeSpec {
   readonly name: string;
@@ -66,7 +67,7 @@ function writeUnder(root: string, path: string, content: Buffer | string, mode: 
   chmodSync(target, mode);
 }
 
-export class DemoNode {
+export class DemoNode implements ScenarioNode {
   readonly dir: string;
   readonly root: string;
   readonly recordFile: string;
@@ -121,7 +122,7 @@ export class DemoNode {
    * node's root. The config file is already there: the legacy executor wrote it with the reconcile
    * OSC's files. Then systemd starts the unit bootstrap enabled and started.
    */
-  async nodeInit(o: { configYaml: string; initScript?: string; agentImage: string }): Promise<void> {
+  async nodeInit(o: NodeInit): Promise<void> {
     writeUnder(this.root, PATH.nodeAgentConfig, o.configYaml, 0o600);
     if (o.initScript !== undefined) writeUnder(this.root, PATH.nodeAgentInitScript, o.initScript, 0o755);
     const binary = join(this.root, PATH.nodeAgentBinary);
@@ -269,22 +270,36 @@ export class DemoNode {
     return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   }
 
-  /** The user its identity kubeconfig authenticates as (its client certificate's CN), if any. */
   identity(): string | undefined {
-    const text = this.readRootFile(PATH.nodeAgentKubeconfig);
-    if (text === undefined) return undefined;
-    const kubeconfig = parseYaml(text) as { users?: { user?: Record<string, string> }[] };
-    const data = kubeconfig.users?.[0]?.user?.['client-certificate-data'];
-    if (!data) return undefined;
-    const { subject } = new X509Certificate(Buffer.from(data, 'base64'));
-    return /^CN=(.*)$/m.exec(subject)?.[1];
+    return kubeconfigUser(this.readRootFile(PATH.nodeAgentKubeconfig));
   }
+
+  identityKubeconfig(): string {
+    return join(this.root, PATH.nodeAgentKubeconfig);
+  }
+
+  get agentRestartedItself(): boolean {
+    return this.agentExits.some((e) => e.restartedItself);
+  }
+
+  /** The recording is written as systemd is called: nothing to read ahead. */
+  async refresh(): Promise<void> {}
 
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     await this.agent?.stop();
   }
+}
+
+/** The user a kubeconfig authenticates as (its client certificate's CN), if any. */
+export function kubeconfigUser(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const kubeconfig = parseYaml(text) as { users?: { user?: Record<string, string> }[] };
+  const data = kubeconfig.users?.[0]?.user?.['client-certificate-data'];
+  if (!data) return undefined;
+  const { subject } = new X509Certificate(Buffer.from(data, 'base64'));
+  return /^CN=(.*)$/m.exec(subject)?.[1];
 }
 
 export function describeOp(op: RecordedSystemdOp): string {

@@ -50,16 +50,17 @@ export function checks(r: ScenarioResult): Check[] {
 const inRollout = (r: ScenarioResult, i: number) =>
   r.nodes.map((x) => x.rollout.changes[i]).filter((c): c is NodeInRollout => c !== undefined);
 
-/** Every pool's canary: at most `canary` nodes, one zone. */
+/** Every pool's canary (of the pools with nodes: one without completes at once): at most `canary` nodes, one zone. */
 function canaryCheck(r: ScenarioResult, change: RolloutChange): Check {
   const canaries = change.waves.filter((w) => w.kind === 'canary');
+  const withNodes = [...change.targets.keys()].filter((p) => r.nodes.some((x) => x.pool === p)).length;
   const zone = (name: string) => r.nodes.find((x) => x.name === name)?.zone;
   const bad = canaries.filter(
     (w) => w.nodes.length > r.rollout.canary || new Set(w.nodes.map(zone)).size > 1,
   );
   return {
-    ok: canaries.length === change.targets.size && bad.length === 0,
-    text: `${change.label}: a canary in each of ${canaries.length}/${change.targets.size} pools, at most ${r.rollout.canary} node(s) in one zone (${canaries.map((w) => `${w.pool}: ${w.nodes.join(', ')}`).join('; ')})`,
+    ok: canaries.length === withNodes && bad.length === 0,
+    text: `${change.label}: a canary in each of ${canaries.length}/${withNodes} pools with nodes, at most ${r.rollout.canary} node(s) in one zone (${canaries.map((w) => `${w.pool}: ${w.nodes.join(', ')}`).join('; ')})`,
   };
 }
 

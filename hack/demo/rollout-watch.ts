@@ -28,7 +28,8 @@ export interface RolloutStart {
   readonly since: number;
 }
 
-export function rolloutStart(run: ScenarioRun): RolloutStart {
+export async function rolloutStart(run: ScenarioRun): Promise<RolloutStart> {
+  await Promise.all(run.nodes.map((n) => n.refresh()));
   return {
     marks: new Map(run.nodes.map((n) => [n.name, n.ops().length])),
     since: Math.floor(Date.now() / 1000) * 1000 - 1000,
@@ -56,6 +57,7 @@ export async function watchGatedRollout(
   const lastWave = new Map<string, number>();
   const poll = async () => {
     assertNodesHealthy(run.nodes);
+    await Promise.all(run.nodes.map((n) => n.refresh()));
     const now = Date.now();
     const cm = await run.landscape.seedCore
       .readNamespacedConfigMap({ name: ROLLOUT_STATUS_CONFIGMAP, namespace: run.landscape.namespace })

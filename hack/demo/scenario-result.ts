@@ -30,6 +30,8 @@ export interface ScenarioOptions {
   readonly keepWorkDir?: boolean;
   /** The kubelet change is a bad one: kubelet does not stay up on a node that applies it. */
   readonly breakRollout?: boolean;
+  /** Each node a real node: an nspawn container with systemd as PID 1 (real-demo-node.ts). */
+  readonly realNodes?: boolean;
 }
 
 /** The bad kubelet setting of `--break-rollout`: a kubelet with it stays inactive (injected fault). */
@@ -164,6 +166,7 @@ export function nodeSpecs(
     machine: { architecture?: string };
   }[],
   shootVersion: string,
+  namePrefix = 'node-',
 ): NodeSpec[] {
   const perPool = new Map<string, number>(workers.map((w) => [w.name, 0]));
   const width = Math.max(2, String(count).length);
@@ -179,7 +182,7 @@ export function nodeSpecs(
     perPool.set(worker.name, index + 1);
     const zones = worker.zones?.length ? worker.zones : ['zone-a'];
     specs.push({
-      name: `node-${String(i + 1).padStart(width, '0')}`,
+      name: `${namePrefix}${String(i + 1).padStart(width, '0')}`,
       pool: worker.name,
       zone: zones[index % zones.length] ?? 'zone-a',
       kubernetesVersion: worker.kubernetes?.version ?? shootVersion,

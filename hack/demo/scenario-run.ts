@@ -9,18 +9,24 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ANNOTATION, UNIT } from '../../api/index.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { bundleNodeAgentWithDoubles } from '../build-node-agent.js';
+import { buildNodeAgent, bundleNodeAgentWithDoubles } from '../build-node-agent.js';
 import { authorizerEndpoint } from '../landscape/authorizer-endpoint.js';
 import { type CsrSigner, startCsrSigner } from '../landscape/csr-signer.js';
 import { type Envtest, requireClusterScopedWrites, startEnvtest } from '../landscape/envtest.js';
+import { type HostSnapshot, hostSnapshot, removeCanary } from '../real-node/host-state.js';
+import { reapStaleNodes } from '../real-node/runs.js';
 import {
   type ControllerManager,
   exampleShootNamespace,
   type Landscape,
   setUpLandscape,
 } from './landscape.js';
-import { DemoNode, type NodeSpec } from './node.js';
+import type { NodeSpec } from './node.js';
+import { createNode, type NodeKind } from './node-factory.js';
 import { killAllNow } from './processes.js';
+import { RealDemoNode } from './real-demo-node.js';
+import { realNodePrerequisites } from './real-nodes-mode.js';
+import type { ScenarioNode } from './scenario-node.js';
 import {
   BAD_MAX_PODS,
   DEFAULT_MAX_DELAY_SECONDS,
@@ -48,7 +54,7 @@ export interface ScenarioRun {
   readonly shoot: Envtest;
   readonly landscape: Landscape;
   readonly specs: readonly NodeSpec[];
-  readonly nodes: readonly DemoNode[];
+  readonly nodes: readonly ScenarioNode[];
   readonly imagesDir: string;
   /** The bundled agent, copied into the fake agent image. */
   readonly bundle: string;
@@ -69,8 +75,10 @@ interface Resources {
   /** Signs the agents' approved certificate requests, as the shoot's kube-controller-manager does. */
   signer?: CsrSigner;
   bundling: Promise<void>;
-  readonly nodes: DemoNode[];
+  readonly nodes: ScenarioNode[];
   readonly lastResort: () => void;
+  /** The host before the first real node booted, to compare once they are gone. */
+  readonly hostBefore?: HostSnapshot;
 }
 
 const resources = new WeakMap<ScenarioRun, Resources>();
@@ -97,6 +105,9 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
     emit('heading', text);
   };
 
+  // before anything starts: a machine that cannot boot real nodes says what to run
+  const realNodeImage = o.realNodes ? realNodePrerequisites() : undefined;
+  const reapedNodes = o.realNodes ? reapStaleNodes() : [];
   const reaped = reapKilledRuns(o.tmpDir ?? tmpdir());
   const workDir = mkdtempSync(join(o.tmpDir ?? tmpdir(), WORK_DIR_PREFIX));
   // the agent bundle is CommonJS without an extension: no package.json above may say "module"
@@ -112,13 +123,23 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
     if (!o.keepWorkDir) rmSync(workDir, { recursive: true, force: true });
     // their supervisors stop the servers when this process is gone; the data must go too
     for (const dir of envtestDirs) rmSync(dir, { recursive: true, force: true });
+    // the real nodes' supervisors power them off when this process is gone
+    if (realNodeImage) removeCanary();
   };
   process.once('exit', lastResort);
-  const res: Resources = { envtests: [], bundling: Promise.resolve(), nodes: [], lastResort };
+  const res: Resources = {
+    envtests: [],
+    bundling: Promise.resolve(),
+    nodes: [],
+    lastResort,
+    ...(realNodeImage ? { hostBefore: hostSnapshot() } : {}),
+  };
 
   try {
     heading('setup', `Setup: ${o.nodes} nodes, max delay ${maxDelaySeconds} s, work dir ${workDir}`);
     if (reaped.length > 0) emit('step', `removed what a killed demo run left: ${reaped.join(', ')}`);
+    if (reapedNodes.length > 0)
+      emit('step', `removed the real nodes a vanished run left: ${reapedNodes.join(', ')}`);
     if (process.env.TEST_KUBECONFIG)
       throw new Error(
         'the demo starts its own seed and shoot API servers (it needs their audit logs and writes cluster-scoped objects): unset TEST_KUBECONFIG',
@@ -151,6 +172,11 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       );
     const bundle = join(workDir, 'gardener-node-agent.cjs');
     res.bundling = bundleNodeAgentWithDoubles(bundle).then(() => undefined);
+    // a real node takes the agent's single executable from its image, as a Gardener node does
+    const agentExecutable = realNodeImage
+      ? buildNodeAgent({ outDir: join(workDir, 'real-node-agent') })
+      : undefined;
+    res.bundling = Promise.all([res.bundling, agentExecutable]).then(() => undefined);
     const [seed, shoot] = await untilInterrupted(
       Promise.all([...res.envtests, res.bundling]).then(([s, t]) => [s, t] as [Envtest, Envtest]),
       signal,
@@ -170,7 +196,14 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       'step',
       "per-node identities: the shoot's kube-apiserver asks the controller-manager's node agent authorizer about agents (NodeRestriction on); a signer stands in for the kube-controller-manager's",
     );
-    const landscape = await setUpLandscape({ seed, shoot, workDir, maxDelaySeconds, authorizer });
+    const landscape = await setUpLandscape({
+      seed,
+      shoot,
+      workDir,
+      maxDelaySeconds,
+      authorizer,
+      withoutDataVolumes: o.realNodes,
+    });
     const cluster = await landscape.cluster();
     emit(
       'step',
@@ -180,6 +213,8 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       o.nodes,
       cluster.spec.shoot.spec.provider.workers,
       cluster.spec.shoot.spec.kubernetes.version,
+      // node names are machine names on this machine: unique per run, as hack/real-node requires
+      realNodeImage ? `real-node-demo-${id}-` : undefined,
     );
     const imagesDir = join(workDir, 'images');
     // a kubelet with the bad setting does not stay up, on every node that applies it
@@ -201,7 +236,23 @@ export async function setUp(o: ScenarioOptions): Promise<ScenarioRun> {
       signal,
       systemdFaults,
     };
-    for (const spec of specs) res.nodes.push(new DemoNode(spec, workDir, nodeEnv));
+    const kind: NodeKind = realNodeImage
+      ? {
+          real: true,
+          env: {
+            apiServer: shoot.server,
+            agentBinary: (await agentExecutable!).binary,
+            cache: realNodeImage,
+            emit: nodeEnv.emit,
+          },
+        }
+      : { real: false, env: nodeEnv };
+    if (realNodeImage)
+      emit(
+        'step',
+        `real nodes: each an nspawn container with systemd as PID 1, booted from ${realNodeImage}; the kubelet is the image's stand-in (hack/real-node/stubs/kubelet serves /healthz), not a real kubelet`,
+      );
+    for (const spec of specs) res.nodes.push(createNode(spec, workDir, kind));
     const run: ScenarioRun = {
       options: o,
       startedAt,
@@ -237,16 +288,31 @@ export async function tearDown(run: ScenarioRun): Promise<void> {
   if (!res) return;
   resources.delete(run);
   await run.controllerManager?.stop().catch(() => undefined);
-  await release(res, run.workDir, run.options);
+  const host = await release(res, run.workDir, run.options);
+  if (host) run.emit('step', host);
 }
 
-async function release(res: Resources, workDir: string, o: ScenarioOptions): Promise<void> {
+/** What the real nodes left on this machine (hack/real-node/host-state.ts), in one line. */
+function hostLeftAsFound(before: HostSnapshot, nodes: readonly ScenarioNode[]): string {
+  const after = hostSnapshot();
+  const problems = [
+    ...new Set(nodes.flatMap((n) => (n instanceof RealDemoNode ? n.leftOnHost(before, after) : []))),
+  ];
+  removeCanary();
+  return problems.length === 0
+    ? "the host as found: no process, cgroup, mount, /run/systemd/nspawn entry or directory of the nodes left; the host's /etc/systemd/system and a /tmp canary unchanged"
+    : `the host NOT as found: ${problems.join('; ')}`;
+}
+
+/** Everything of the run goes; with real nodes, says whether the host is as found. */
+async function release(res: Resources, workDir: string, o: ScenarioOptions): Promise<string | undefined> {
   await Promise.allSettled(res.nodes.map((n) => n.stop()));
   await res.signer?.stop().catch(() => undefined);
   await Promise.allSettled([res.bundling, ...res.envtests.map((e) => e.then((env) => env.stop()))]);
   killAllNow();
   if (!o.keepWorkDir) rmSync(workDir, { recursive: true, force: true });
   process.off('exit', res.lastResort);
+  return res.hostBefore ? hostLeftAsFound(res.hostBefore, res.nodes) : undefined;
 }
 
 /**

@@ -17,7 +17,8 @@ import {
   UNIT,
 } from '../../api/index.js';
 import { type ControllerManager, type Landscape, tail } from './landscape.js';
-import type { DemoNode, NodeSpec } from './node.js';
+import type { NodeSpec } from './node.js';
+import type { ScenarioNode } from './scenario-node.js';
 import { Interrupted, until } from './wait.js';
 
 const AGENT_IMAGE_FILE = '/gardener-node-agent';
@@ -40,7 +41,7 @@ export function withLog(cm: ControllerManager, logFile: string) {
   };
 }
 
-export function assertNodesHealthy(nodes: readonly DemoNode[]): void {
+export function assertNodesHealthy(nodes: readonly ScenarioNode[]): void {
   const broken = nodes.find((n) => n.fatal);
   if (broken) throw new Error(broken.fatal);
 }
@@ -52,11 +53,11 @@ export function assertNodesHealthy(nodes: readonly DemoNode[]): void {
 export async function watchNodes(o: {
   what: string;
   landscape: Landscape;
-  nodes: readonly DemoNode[];
+  nodes: readonly ScenarioNode[];
   signal: AbortSignal;
   timeoutMs: number;
-  done: (node: DemoNode, object: V1Node) => boolean;
-  onDone: (node: DemoNode, at: number) => void;
+  done: (node: ScenarioNode, object: V1Node) => boolean;
+  onDone: (node: ScenarioNode, at: number) => void;
   progress: (count: number) => void;
   /** Runs first in every poll. */
   onPoll?: () => Promise<void>;
@@ -68,6 +69,7 @@ export async function watchNodes(o: {
   await until(
     o.what,
     async () => {
+      await Promise.all(o.nodes.map((n) => n.refresh()));
       await o.onPoll?.();
       const list = await o.landscape.shootCore.listNode();
       const byName = new Map(list.items.map((n) => [n.metadata?.name ?? '', n]));

@@ -158,6 +158,11 @@ export function hostDifferences(
     problems.push(
       `the /tmp canary changed: ${JSON.stringify(before.canary)} -> ${JSON.stringify(after.canary)}`,
     );
-  rmSync(CANARY, { force: true });
+  removeCanary();
   return problems;
+}
+
+/** Removes the /tmp canary of hostSnapshot (hostDifferences does; a run that compared nothing must). */
+export function removeCanary(): void {
+  rmSync(CANARY, { force: true });
 }

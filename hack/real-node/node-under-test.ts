@@ -6,7 +6,7 @@
  * talks to the shoot API server through the node's loopback (api-proxy.ts). Stand-ins of the
  * kubelet and valitail (hack/real-node/stubs) are the files of their images.
  */
-import { copyFileSync, linkSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MACHINE_NAME_PLACEHOLDER } from '../../components/node-init/node-init-v150.js';
 import { imageDirectoryName } from '../../node-agent/registry/directory-extractor.js';
@@ -28,6 +28,31 @@ function imageFile(path: string, agentBinary: string): string {
   throw new Error(`no stand-in for ${path} of an image in hack/real-node/stubs`);
 }
 
+/**
+ * Puts the files of `images` into a node's image directory (the agent: `agentBinary`; the rest:
+ * `imageFile`, else the stand-ins). The directory is bind-mounted into the node, so images linked
+ * after boot are there for the node's ctr too.
+ */
+export function linkImages(
+  imagesDir: string,
+  images: ShootForNodes['images'],
+  agentBinary: string,
+  file?: (path: string) => string | undefined,
+): void {
+  mkdirSync(imagesDir, { recursive: true });
+  for (const { image, path } of images) {
+    const target = join(imagesDir, imageDirectoryName(image), path);
+    if (existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    const source = file?.(path) ?? imageFile(path, agentBinary);
+    try {
+      linkSync(source, target); // the agent is ~100 MB: a link where the file system allows it
+    } catch {
+      copyFileSync(source, target);
+    }
+  }
+}
+
 export interface NodeUnderTest {
   readonly node: RealNode;
   readonly container: Container;
@@ -39,8 +64,9 @@ export interface NodeUnderTest {
 
 export async function provisionNode(o: {
   name: string;
-  shoot: ShootForNodes;
-  envtest: Envtest;
+  /** What the node takes of the shoot (the demo's nodes register themselves: `registerNode: false`). */
+  shoot: Pick<ShootForNodes, 'images' | 'userData' | 'registerNode'>;
+  envtest: Pick<Envtest, 'server'>;
   agentBinary: string;
   /** The image to boot (default: hack/real-node/build.sh's). */
   cache?: string;
@@ -59,16 +85,7 @@ export async function provisionNode(o: {
   let proxy: UnixProxy | undefined;
   try {
     const images = node.hostFile('images');
-    for (const { image, path } of o.shoot.images) {
-      const target = join(images, imageDirectoryName(image), path);
-      mkdirSync(dirname(target), { recursive: true });
-      const source = o.imageFile?.(path) ?? imageFile(path, o.agentBinary);
-      try {
-        linkSync(source, target); // the agent is ~100 MB: a link where the file system allows it
-      } catch {
-        copyFileSync(source, target);
-      }
-    }
+    linkImages(images, o.shoot.images, o.agentBinary, o.imageFile);
     // machine-controller-manager puts the Machine's name into a v1.150 pool's user data
     const userData = node.hostFile(
       'user-data',

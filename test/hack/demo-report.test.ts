@@ -230,6 +230,31 @@ describe('hack/demo: pure parts', () => {
     expect(checks(legacyLeft).filter((c) => !c.ok)).to.have.length(2);
   });
 
+  it('asks a canary of every pool with nodes only: a pool without any completes at once', () => {
+    const r = healthy(7000);
+    const kubeletChange = r.rollout.changes[0]!;
+    // the shoot's arm-worker has no node in this run (fewer nodes than pools): its rollout has no wave
+    const withEmptyPool = {
+      ...r,
+      rollout: {
+        ...r.rollout,
+        changes: [{ ...kubeletChange, targets: new Map([...kubeletChange.targets, ['arm-worker', T2]]) }],
+      },
+    };
+    const canary = (x: ScenarioResult) => checks(x).find((c) => c.text.includes('a canary in each of'));
+    expect(canary(withEmptyPool)).to.deep.include({ ok: true });
+    expect(canary(withEmptyPool)?.text).to.match(/a canary in each of 1\/1 pools with nodes/);
+    // a pool with nodes but no canary still fails it
+    const noCanary = {
+      ...r,
+      rollout: {
+        ...r.rollout,
+        changes: [{ ...kubeletChange, waves: kubeletChange.waves.filter((w) => w.kind !== 'canary') }],
+      },
+    };
+    expect(canary(noCanary)).to.deep.include({ ok: false });
+  });
+
   it('--break-rollout: at most the canaries took the bad change, the fix reached them first', () => {
     expect(checks(broken(1)).filter((c) => !c.ok)).to.deep.equal([]);
     const ok = checks(broken(1)).map((c) => c.text);

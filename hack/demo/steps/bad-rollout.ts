@@ -28,7 +28,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
   const poolMaxPods = new Map(
     (live.provider.workers as Worker[]).map((w) => [w.name, w.kubernetes?.kubelet?.maxPods]),
   );
-  const badStart = rolloutStart(run);
+  const badStart = await rolloutStart(run);
   const change = await changeCluster(run, (s) => {
     s.spec.kubernetes.kubelet = { ...s.spec.kubernetes.kubelet, maxPods: BAD_MAX_PODS };
     for (const w of s.spec.provider.workers as Worker[])
@@ -61,7 +61,7 @@ export async function breakKubeletChange(run: ScenarioRun): Promise<RolloutOutco
       ? `bad configuration applied on ${applied} of ${run.nodes.length} nodes; rollout halted`
       : `bad configuration applied on ${applied} of ${run.nodes.length} nodes; rollout NOT halted in ${change.targets.size - halted} pool(s)`,
   );
-  const fixStart = rolloutStart(run);
+  const fixStart = await rolloutStart(run);
   const fixChange = await changeCluster(run, (s) => {
     s.spec.kubernetes.kubelet = { ...s.spec.kubernetes.kubelet, maxPods: shootMaxPods };
     for (const w of s.spec.provider.workers as Worker[])

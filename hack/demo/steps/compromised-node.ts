@@ -7,7 +7,6 @@
  * policy. The rows and their classification are the permission matrix's
  * (hack/landscape/permission-matrix.ts, docs/security.md).
  */
-import { join } from 'node:path';
 import { PATH } from '../../../api/index.js';
 import { KubeClient } from '../../../runtime/kube/kube-client.js';
 import { KubeHttp } from '../../../runtime/kube/kube-http.js';
@@ -18,7 +17,7 @@ import {
   type Outcome,
   outcomeOf,
 } from '../../landscape/permission-matrix.js';
-import type { DemoNode } from '../node.js';
+import type { ScenarioNode } from '../scenario-node.js';
 import type { NodeResult, ScenarioResult } from '../scenario-result.js';
 import type { ScenarioRun } from '../scenario-run.js';
 import { poolSecrets } from '../shoot-reads.js';
@@ -56,7 +55,11 @@ export type CompromisedNodeOutcome = ScenarioResult['limits'] & {
 };
 
 /** Node B: another node, of its pool where the pool has one; node C: a node of another pool. */
-function target(node: DemoNode, nodes: readonly DemoNode[], osc: ReadonlyMap<string, string>): MatrixTarget {
+function target(
+  node: ScenarioNode,
+  nodes: readonly ScenarioNode[],
+  osc: ReadonlyMap<string, string>,
+): MatrixTarget {
   const others = nodes.filter((n) => n !== node);
   const samePool = others.find((n) => n.spec.pool === node.spec.pool);
   const otherPool = others.find((n) => n.spec.pool !== node.spec.pool) ?? others[0];
@@ -84,7 +87,7 @@ export async function probeCompromisedNodes(run: ScenarioRun): Promise<Compromis
   );
   const nodes = new Map<string, NodeResult['limits']>();
   for (const node of run.nodes) {
-    const http = new KubeHttp(await KubeconfigFileAccess.load(join(node.root, PATH.nodeAgentKubeconfig)));
+    const http = new KubeHttp(await KubeconfigFileAccess.load(node.identityKubeconfig()));
     try {
       const client = new KubeClient(http);
       const t = target(node, run.nodes, osc);

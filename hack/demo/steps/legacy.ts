@@ -93,7 +93,7 @@ export async function runLegacyNodes(run: ScenarioRun): Promise<void> {
     const files = downloaderOscs.get(s.pool);
     if (!files) throw new Error(`no legacy downloader OSC for pool ${s.pool}`);
     const checksum = legacy.byPool.get(s.pool)?.metadata?.annotations?.[ANNOTATION.checksumDataScript] ?? '';
-    node.writeLegacyState({
+    await node.writeLegacyState({
       unitContent: files.unit,
       files: [
         ...files.files,

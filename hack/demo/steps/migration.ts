@@ -76,7 +76,9 @@ export async function migrateToAgent(run: ScenarioRun): Promise<MigrationOutcome
   const agentImage = populateImages(run.imagesDir, pools.values(), run.bundle);
   run.emit(
     'step',
-    `fake image directory filled (${agentImage} holds the bundled agent; other images stub files)`,
+    run.options.realNodes
+      ? `each real node's image directory: ${agentImage} holds the agent's single executable, the kubelet and valitail images the stand-ins of hack/real-node/stubs`
+      : `fake image directory filled (${agentImage} holds the bundled agent; other images stub files)`,
   );
   run.emit(
     'step',
@@ -93,6 +95,7 @@ export async function migrateToAgent(run: ScenarioRun): Promise<MigrationOutcome
         configYaml: oscFileText(pool.osc, PATH.nodeAgentConfig),
         initScript: oscFileText(pool.osc, PATH.nodeAgentInitScript),
         agentImage,
+        osc: pool.osc,
       });
     }
   };
@@ -168,7 +171,7 @@ export async function migrateToAgent(run: ScenarioRun): Promise<MigrationOutcome
       reportedAt: run.since(
         Math.max(reportedAt.get(node.name) ?? Number.NaN, leaseAt.get(node.name) ?? Number.NaN),
       ),
-      agentRestartedItself: node.agentExits.some((e) => e.restartedItself),
+      agentRestartedItself: node.agentRestartedItself,
       unitsRestarted: node
         .ops(0)
         .filter((op) => op.op === 'restart')

@@ -167,7 +167,7 @@ export async function rollOutKubeletChange(run: ScenarioRun): Promise<RolloutOut
       .map((n) => `${n.name} ${formatGoDuration((delays.get(n.name) ?? 0) * 1e6)}`)
       .join(', ')}`,
   );
-  const start = rolloutStart(run);
+  const start = await rolloutStart(run);
   const change = await changeCluster(
     run,
     kubeletMaxPods((n) => n + 10),

@@ -19,7 +19,7 @@
  * (hack/bench/upstream-node-agent/osc-sequence.ts; a v1.150.0 pool adds containerd changes); then
  * sampled at rest; then the first OSC published again, so the next agent starts from the same node.
  *
- * Not part of `npm test`: it needs upstream's agents' cold builds (about 3 CPU-min each) and node
+ * Not part of `npm test`: it needs upstream's agents' cold builds (about 3 and 7 CPU-min) and node
  * boots.
  *
  *   npx tsx hack/bench/upstream-node-agent.ts [--contract both|v1.91.4|v1.150.0] [--settle 30]
@@ -58,7 +58,7 @@ import { type ProcMemory, parseProcStatus, summarizeMemory } from './upstream-no
 const { values: flags, quick } = benchCommandLine({
   script: 'hack/bench/upstream-node-agent.ts',
   duration:
-    'About 13 minutes per contract (--contract both: two nodes, one after the other) at the defaults on a warm cache, plus the cold builds (upstream agents ~3 CPU-min each) when not cached; --quick about 4 minutes per contract.',
+    'About 13 minutes per contract (--contract both: two nodes, one after the other) at the defaults on a warm cache, plus the cold builds (upstream agents: v1.91.4 ~3 CPU-min, v1.150.0 ~7 CPU-min) when not cached; --quick about 4 minutes per contract.',
   options: {
     contract: { type: 'string', default: 'both' },
     settle: { type: 'string', default: '30', quick: '5' },

@@ -105,7 +105,12 @@ async function invocations(c: Container, units: readonly string[]): Promise<Invo
   return new Map([...(await showUnits(c, units, ['InvocationID']))].map(([u, p]) => [u, p.InvocationID]));
 }
 
-/** Restarts the agent unit and waits until a new main process serves /healthz (either agent's). */
+/**
+ * Restarts the agent unit and waits until a new main process is ready (/readyz: its caches synced;
+ * either agent's). Not /healthz: upstream v1.150.0's passes for 3 min with caches that never sync
+ * (gardener v1.150.0 cmd/gardener-node-agent/app/app.go, NewCacheSyncHealthzWithDeadline), and such
+ * an agent applies nothing.
+ */
 async function restartAgent(c: Container): Promise<void> {
   const before = await agentMainPid(c);
   await c.run(['systemctl', 'restart', AGENT_UNIT]);
@@ -113,12 +118,12 @@ async function restartAgent(c: Container): Promise<void> {
   for (;;) {
     const pid = await agentMainPid(c);
     if (pid !== 0 && pid !== before) {
-      const health = await httpGetInside(c, 2751, '/healthz').catch(() => '');
+      const health = await httpGetInside(c, 2751, '/readyz').catch(() => '');
       if (/check passed|^ok/.test(health)) return;
     }
     if (Date.now() > deadline) {
       const journal = await c.exec(['journalctl', '--no-pager', '-n', '40', '-u', AGENT_UNIT, '-o', 'cat']);
-      throw new Error(`the restarted agent did not serve /healthz; its journal:\n${journal.stdout}`);
+      throw new Error(`the restarted agent did not become ready; its journal:\n${journal.stdout}`);
     }
     await sleep(250);
   }

@@ -4,9 +4,12 @@
  * names upstream chose in gardener v1.150.0 pkg/admissioncontroller/webhook/auth/nodeagent) and the
  * controller-manager approves each agent's CSR; this shoot has neither (its authorization is RBAC),
  * so the agents' group gets, through RBAC, what the shared ServiceAccount of v1.91 gets from the
- * shoot render (components/node-agent): its Node, events, its pool's secrets, Leases. Not limited to
- * the agent's own Node as the authorizer limits it: test/integration/node-agent-identity*.test.ts
- * covers that. Only for hack/real-node.
+ * shoot render (components/node-agent): its Node, events, its pool's secrets, Leases; and the Pods
+ * upstream's v1.150.0 agent watches (its Node's, for the static pods' hashes: gardener v1.150.0
+ * pkg/resourcemanager/webhook/nodeagentauthorizer/authorizer.go allows list and watch with a
+ * `spec.nodeName` field selector; without them its cache never syncs and it applies nothing).
+ * Not limited to the agent's own Node as the authorizer limits it:
+ * test/integration/node-agent-identity*.test.ts covers that. Only for hack/real-node.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { NODE_AGENT_GROUP } from '../../api/index.js';
@@ -28,6 +31,7 @@ export function nodeAgentGroupGrants(secretNames: readonly string[]): Kubernetes
           resources: ['nodes', 'nodes/status'],
           verbs: ['get', 'list', 'watch', 'patch', 'update'],
         },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
         {
           apiGroups: ['', 'events.k8s.io'],
           resources: ['events'],

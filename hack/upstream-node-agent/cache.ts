@@ -11,12 +11,17 @@ export interface UpstreamNodeAgent {
   readonly go: string;
 }
 
-let built: UpstreamNodeAgent | undefined;
+const built = new Map<string, UpstreamNodeAgent>();
 
-/** Builds it when the cache lacks it (minutes cold; progress on this process's stderr). */
-export function upstreamNodeAgent(): UpstreamNodeAgent {
-  if (built) return built;
-  const out = execFileSync('bash', [resolve(import.meta.dirname, 'build.sh')], {
+/**
+ * The agent a build script of this kind makes (hack/upstream-node-agent*\/build.sh: the last line
+ * on stdout is the cache dir, with the binary and its versions.txt). Builds it when the cache lacks
+ * it (minutes cold; progress on this process's stderr).
+ */
+export function upstreamNodeAgentBuiltBy(buildScript: string): UpstreamNodeAgent {
+  const known = built.get(buildScript);
+  if (known) return known;
+  const out = execFileSync('bash', [buildScript], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -27,10 +32,16 @@ export function upstreamNodeAgent(): UpstreamNodeAgent {
       .filter((l) => l.includes('='))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
   );
-  built = {
+  const agent = {
     binary: join(dir, 'gardener-node-agent'),
     version: versions.get('gardener') ?? 'unknown',
     go: versions.get('go') ?? 'unknown',
   };
-  return built;
+  built.set(buildScript, agent);
+  return agent;
+}
+
+/** Upstream's agent v1.91.4. */
+export function upstreamNodeAgent(): UpstreamNodeAgent {
+  return upstreamNodeAgentBuiltBy(resolve(import.meta.dirname, 'build.sh'));
 }

@@ -1,8 +1,10 @@
 /**
  * The OSC changes both agents apply, one after another from the pool's published OSC, as gardenlet
  * would publish them: a kubelet configuration change, a comment-only unit change, a sysctl change
- * and a file no unit lists. Each kind is one where least disruption (docs/least-disruption.md) and
- * upstream's agent may restart different units.
+ * and a file no unit lists; on a v1.150.0 pool also a containerd configuration change and a
+ * registry mirror (the v1.150.0 agent owns containerd's config.toml and certs.d). Each kind is one
+ * where least disruption (docs/least-disruption.md) and upstream's agent may restart different
+ * units.
  */
 import type { OperatingSystemConfig } from '../../../api/index.js';
 import { appendToFile, editUnit, unitNames, withFile, withMaxPods } from '../../real-node/osc-edits.js';
@@ -30,16 +32,23 @@ function maxPodsOf(osc: OperatingSystemConfig): number {
   return Number(m[1]);
 }
 
+/** The log shippers of v1.91.4 and v1.150.0 pools, and the unit every pool has. */
+const COMMENTED_UNITS = ['valitail.service', 'opentelemetry-collector.service', 'kubelet.service'];
+
 /** The unit a comment goes into: the log shipper where the pool has one (nothing depends on it). */
 function commentedUnit(osc: OperatingSystemConfig): string {
   const names = unitNames(osc);
-  const unit = ['valitail.service', 'kubelet.service'].find((u) => names.includes(u));
-  if (!unit) throw new Error(`the OSC has neither valitail.service nor kubelet.service: ${names.join(', ')}`);
+  const unit = COMMENTED_UNITS.find((u) => names.includes(u));
+  if (!unit) throw new Error(`the OSC has none of ${COMMENTED_UNITS.join(', ')}: ${names.join(', ')}`);
   return unit;
 }
 
 /** The steps for the pool's OSC `base` (names say the values, so the report is self-contained). */
 export function oscSequence(base: OperatingSystemConfig): OscStep[] {
+  return [...commonSteps(base), ...(base.spec.criConfig?.containerd ? containerdSteps() : [])];
+}
+
+function commonSteps(base: OperatingSystemConfig): OscStep[] {
   const maxPods = maxPodsOf(base);
   const unit = commentedUnit(base);
   return [
@@ -58,6 +67,55 @@ export function oscSequence(base: OperatingSystemConfig): OscStep[] {
     {
       name: `a new file no unit lists (${UNREAD_FILE})`,
       next: (osc) => withFile(osc, UNREAD_FILE, 'read by nobody\n'),
+    },
+  ];
+}
+
+/** containerd's CRI plugin, whose table of config.toml the agent patches with `plugins` ops. */
+const CRI = 'io.containerd.grpc.v1.cri';
+export const MIRRORED_REGISTRY = 'registry.bench.test';
+
+type Containerd = NonNullable<NonNullable<OperatingSystemConfig['spec']['criConfig']>['containerd']>;
+
+function withContainerd(osc: OperatingSystemConfig, edit: (c: Containerd) => void): OperatingSystemConfig {
+  const next = structuredClone(osc);
+  const containerd = next.spec.criConfig?.containerd;
+  if (!containerd) throw new Error('the OSC has no criConfig.containerd');
+  edit(containerd);
+  return next;
+}
+
+/**
+ * A v1.150.0 pool's containerd changes: a CRI plugin option (config.toml changes, containerd
+ * restarts) and a registry mirror (only `certs.d/<upstream>/hosts.toml`, which containerd reads per
+ * pull). The option is a boolean: go-toml v1 writes a JSON number as a float, which containerd 1.6
+ * does not take for its integer fields (docs/real-node.md#a-v1150-pool).
+ */
+function containerdSteps(): OscStep[] {
+  return [
+    {
+      name: `containerd: ${CRI} enable_unprivileged_icmp = true`,
+      next: (osc) =>
+        withContainerd(osc, (c) => {
+          c.plugins = [
+            ...(c.plugins ?? []),
+            { op: 'add', path: [CRI], values: { enable_unprivileged_icmp: true } },
+          ];
+        }),
+    },
+    {
+      name: `containerd: a mirror of ${MIRRORED_REGISTRY}`,
+      next: (osc) =>
+        withContainerd(osc, (c) => {
+          c.registries = [
+            ...(c.registries ?? []),
+            {
+              upstream: MIRRORED_REGISTRY,
+              server: `https://${MIRRORED_REGISTRY}`,
+              hosts: [{ url: 'https://mirror.bench.test', capabilities: ['pull', 'resolve'] }],
+            },
+          ];
+        }),
     },
   ];
 }

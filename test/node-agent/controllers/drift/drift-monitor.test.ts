@@ -45,9 +45,10 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
       watch,
     });
   }
-  const condition = () =>
-    (applied.at(-1) as { status: { conditions: { status: string; reason: string; message: string }[] } })
-      .status.conditions[0];
+  type ConditionIntent = { status: { conditions: { status: string; reason: string; message: string }[] } };
+  const condition = () => (applied.at(-1) as ConditionIntent).status.conditions[0];
+  /** Every condition reported so far, in order. */
+  const conditions = () => applied.map((a) => (a as ConditionIntent).status.conditions[0]!);
 
   beforeEach(async () => {
     root = tempDir('gna-drift-monitor-');
@@ -168,14 +169,20 @@ describe('node-agent drift monitor: reports on the Node, repairs unless a rollou
       expect(m.watching?.watchedDirectories).to.be.greaterThan(3);
       await removeProgress(host); // the apply ends
       writeFileSync(at('var/lib/kubelet/config/kubelet'), 'edited\n');
+      // the repair writes the file first and reports on the Node after it (and the check its own
+      // write triggers may report NoDrift after that)
       await eventuallyPasses(
-        () => expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.contain('maxPods'),
+        () => {
+          expect(readFileSync(at('var/lib/kubelet/config/kubelet'), 'utf8')).to.contain('maxPods');
+          expect(conditions().map((c) => `${c.status} ${c.reason}`)).to.include('False DriftRepaired');
+        },
         5_000,
         20,
       );
-      expect(condition()).to.include({ status: 'False', reason: 'DriftRepaired' });
     } finally {
       stop.abort();
+      // a check still running must not report into the next test's arrays
+      await m.settled();
     }
   });
 

@@ -152,6 +152,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     expect(flags.map((f) => f.flag)).to.deep.equal([
       '--semi-space-growth-factor=1',
       '--no-turbofan',
+      '--compact-on-every-full-gc',
       '--expose-gc',
       '--no-expose-gc',
     ]);

@@ -11,8 +11,9 @@
  *   optimizer's code, compile zones and its own pages of the node binary cost ~10 MiB;
  * - `--compact-on-every-full-gc`: a full collection also moves the survivors together, so the
  *   pages an apply filled with garbage are given back instead of staying committed, part-used
- *   (idle: 10 MiB of heap committed for 7.6 MiB in use instead of 13.7, 3.7 MiB less anonymous
- *   memory; docs/benchmarks.md). The few full collections an agent makes cost a few ms more each;
+ *   (after a burst of garbage: 10.2 MiB of heap committed for 7.6 MiB in use instead of 13.7,
+ *   3.6 MiB less anonymous memory; docs/benchmarks.md, node agent section). With the idle
+ *   collection below after 1 MiB instead of 4, an idle agent spends 2.4 CPU s an hour more;
  * - more objects then reach the old generation, which V8 collects only when it fills up: an idle
  *   agent would keep an apply's garbage for good. So once the heap has grown by IDLE_GC_GROWTH
  *   since the last collection, a full collection runs at the next IDLE_GC_INTERVAL_MS tick: a few

@@ -29,6 +29,7 @@ import { EM_AARCH64, EM_X86_64, readElf } from '../../hack/elf.js';
 import { debRoot } from '../../hack/image-runtime.js';
 import { writeImages } from '../../hack/landscape/image-files.js';
 import { IMAGE_FILES, oscV1, oscV2, yamlOf } from '../../hack/landscape/ntv18-fixtures.js';
+import { firstNonAscii } from '../../hack/single-executable.js';
 import { NODE_AGENT_VERSION } from '../../node-agent/version.js';
 import { untar } from '../support/tar-read.js';
 import { type CliResult, runCli } from './support/cli-run.js';
@@ -97,6 +98,19 @@ describe('node-agent packaging: single executable and OCI image', function () {
     );
   });
 
+  it('is ASCII, so V8 holds its source (for the life of the process) at one byte a character', async () => {
+    // a single character outside Latin-1 anywhere in the bundle doubled the idle agent's largest
+    // heap object, its own source (docs/benchmarks.md, upstream-agent section)
+    const bundle = join(tempDir('gna-ascii-'), 'agent.cjs');
+    await bundleNodeAgent(bundle);
+    const bytes = readFileSync(bundle);
+    expect(firstNonAscii(bytes)).to.equal(undefined);
+    expect(firstNonAscii(readFileSync(build.bundle))).to.equal(undefined);
+    // whitespace and comments gone, identifiers kept (stack traces and logs name the functions)
+    expect(bytes.length).to.be.below(1_100_000);
+    expect(bytes.toString('latin1')).to.contain('function buildProgram(');
+  });
+
   it('holds no test double: no recording or simulated systemd, no fault injection; the doubles bundle does', async () => {
     // identifiers of hack/node-agent-doubles that survive bundling (strings, class names)
     const doubles = [
@@ -138,6 +152,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     expect(flags.map((f) => f.flag)).to.deep.equal([
       '--semi-space-growth-factor=1',
       '--no-turbofan',
+      '--compact-on-every-full-gc',
       '--expose-gc',
       '--no-expose-gc',
     ]);

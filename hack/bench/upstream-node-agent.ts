@@ -31,6 +31,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { type OperatingSystemConfig, sha256Hex } from '../../api/index.js';
+import { stopAllEnvtests } from '../landscape/envtest.js';
 import { sleep } from '../landscape/eventually.js';
 import { setAgentFlags } from '../real-node/agent-flags.js';
 import { changedByJobs, type Invocations, OS_UNITS } from '../real-node/agent-node.js';
@@ -314,6 +315,9 @@ async function benchContract(contract: BenchContract): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // the suites of a run share the envtest of a name (hack/landscape/envtest.ts), so a node's stop
+  // leaves it; its supervisors would keep this process from exiting after the report
+  cleanups.push('envtest', () => stopAllEnvtests());
   for (const [i, contract] of CONTRACTS.entries()) {
     if (i > 0) print();
     await benchContract(contract);

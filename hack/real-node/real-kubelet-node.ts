@@ -94,9 +94,6 @@ export async function startRealKubeletNode(o: {
     node = undefined;
     await signer?.stop();
     await shoot?.cleanup();
-    // its supervisors outlive a caller that does not exit by itself (a benchmark's process waited
-    // for them after its report)
-    await envtest?.stop();
     rmSync(buildDir, { recursive: true, force: true });
   };
   try {

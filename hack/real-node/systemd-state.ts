@@ -59,10 +59,24 @@ export async function showUnits(
   return result;
 }
 
+/**
+ * The journal's cursor now. journalctl prints nothing while journald is between files or
+ * restarting (seen once in a benchmark run), so a few tries, then the output in the error.
+ */
 export async function journalCursor(container: Container): Promise<string> {
-  const out = await container.run(['journalctl', '--no-pager', '-o', 'json', '-n', '1']);
-  const cursor = (JSON.parse(out.trim().split('\n').at(-1)!) as { __CURSOR: string }).__CURSOR;
-  return cursor;
+  let out = '';
+  for (let attempt = 0; attempt < 10; attempt++) {
+    out = await container.run(['journalctl', '--no-pager', '-o', 'json', '-n', '1']);
+    const last = out.trim().split('\n').at(-1) ?? '';
+    try {
+      const cursor = (JSON.parse(last) as { __CURSOR?: string }).__CURSOR;
+      if (cursor) return cursor;
+    } catch {
+      // not a whole entry: asked again below
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`journalctl printed no cursor in 10 tries: ${JSON.stringify(out.slice(0, 200))}`);
 }
 
 interface JournalEntry {

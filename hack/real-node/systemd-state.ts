@@ -9,6 +9,7 @@
  *    timers of the OSC and the image elapse every 10 minutes or more rarely);
  *  - `job`: anything else, i.e. a start, restart or stop job somebody asked for (the agent).
  */
+import { sleep } from '../landscape/eventually.js';
 import type { Container } from './container.js';
 
 /** systemd's catalog ids of the messages PID 1 writes about units. */
@@ -74,7 +75,7 @@ export async function journalCursor(container: Container): Promise<string> {
     } catch {
       // not a whole entry: asked again below
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   throw new Error(`journalctl printed no cursor in 10 tries: ${JSON.stringify(out.slice(0, 200))}`);
 }

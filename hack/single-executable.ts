@@ -27,6 +27,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -171,6 +172,9 @@ export function sourceHash(
     hash.update(`${ARCHES[a].nodePackage}@${NODE_DIST_VERSION} ${ARCHES[a].integrity}\n`);
   hash.update(`target ${arch}\n`);
   hash.update(`esbuild ${esbuildVersion}\npostject ${postjectVersion}\n`);
+  // the bundle names every module by its path from the root: a checkout whose node_modules links
+  // to another checkout's bundles other bytes (`../main/node_modules/…`) than one with its own
+  hash.update(`node_modules ${relative(ROOT, realpathSync(join(ROOT, 'node_modules')))}\n`);
   const files = [
     ...spec.sourceDirs.flatMap((d) => filesUnder(join(ROOT, d))),
     join(ROOT, 'package-lock.json'),

@@ -111,6 +111,39 @@ describe('node-agent packaging: single executable and OCI image', function () {
     expect(bytes.toString('latin1')).to.contain('function buildProgram(');
   });
 
+  it('builds no zod parser with new Function: an idle agent keeps each one for good', () => {
+    // a preload counts the parsers zod compiles (v4/core/doc.js: a Function whose body returns
+    // the parser) while the bundle plans between two OSCs, decoding both
+    const dir = tempDir('gna-jit-');
+    const preload = join(dir, 'count-parsers.cjs');
+    writeFileSync(
+      preload,
+      `let compiled = 0;
+globalThis.Function = new Proxy(Function, {
+  construct(target, args) {
+    if (String(args[args.length - 1]).startsWith('return function (')) compiled++;
+    return Reflect.construct(target, args);
+  },
+});
+process.on('exit', () => process.stderr.write('COMPILED ' + compiled + '\\n'));
+`,
+    );
+    const a = join(dir, 'a.yaml');
+    const b = join(dir, 'b.yaml');
+    writeFileSync(a, yamlOf(oscV1()));
+    writeFileSync(b, yamlOf(oscV2()));
+    const r = spawnSync(
+      process.execPath,
+      ['-r', preload, build.bundle, 'plan', '--previous', a, '--next', b],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).to.contain('units');
+    expect(/COMPILED (\d+)/.exec(r.stderr)?.[1]).to.equal('0');
+  });
+
   it('holds no test double: no recording or simulated systemd, no fault injection; the doubles bundle does', async () => {
     // identifiers of hack/node-agent-doubles that survive bundling (strings, class names)
     const doubles = [
@@ -153,6 +186,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
       '--semi-space-growth-factor=1',
       '--no-turbofan',
       '--compact-on-every-full-gc',
+      '--no-sparkplug',
       '--expose-gc',
       '--no-expose-gc',
     ]);

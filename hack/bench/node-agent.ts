@@ -6,8 +6,10 @@
  * roundtrip and the bench's own watch delivery against the same apiserver).
  *
  * The agent runs as its own process (by default the esbuild bundle of the executable's sources
- * plus the recording systemd of hack/node-agent-doubles, built into a temp dir; `--agent tsx` runs
- * hack/node-agent-doubles/main.ts under the tsx loader instead) with the rendered OSC of the example's first
+ * plus the recording systemd of hack/node-agent-doubles, built into a temp dir and started by
+ * `node`; `--agent executable` builds that bundle into a single executable, as a node runs the
+ * agent; `--agent tsx` runs hack/node-agent-doubles/main.ts under the tsx loader instead) with the
+ * rendered OSC of the example's first
  * worker pool plus one probe unit whose content each update changes, `--systemd=record:FILE` and
  * image files from a directory. It authenticates as the rendering's identity mode says:
  * `--identity node` (the default) with its own client certificate, which it asks for at start and
@@ -20,7 +22,7 @@
  * against the v1.91.4 pool's figures.
  *
  *   npx tsx hack/bench/node-agent.ts [--identity node|serviceAccount] [--window 10m] [--updates 100]
- *     [--settle 30s] [--agent bundle|tsx] [--nodes 5000] [--secrets 5000]
+ *     [--settle 30s] [--agent bundle|executable|tsx] [--nodes 5000] [--secrets 5000]
  *     [--node-flags="--max-semi-space-size=1"] [--quick]
  *
  * About 25 minutes at the defaults; `--quick` (3 updates per phase, 10 Nodes and Secrets, a 5 s
@@ -37,7 +39,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_AGENT_IDENTITY } from '../../api/index.js';
-import { bundleNodeAgentWithDoubles } from '../build-node-agent.js';
+import { bundleNodeAgentWithDoubles, NODE_AGENT_WITH_DOUBLES } from '../build-node-agent.js';
+import { buildExecutable } from '../single-executable.js';
 import { clientNodeRoundtrips, getRoundtrips } from './node-agent/admin-api.js';
 import {
   bundleComposition,
@@ -54,6 +57,7 @@ import {
   watchAsABystander,
 } from './node-agent/landscape.js';
 import {
+  type AgentProgram,
   agentProcess,
   applyUpdates,
   measureIdleMemory,
@@ -77,15 +81,27 @@ import { Cleanups, now, print, progress, thousands } from './support/run.js';
 const cleanups = new Cleanups();
 const IDLE_NODE = ['-e', 'setInterval(() => {}, 1 << 30)'];
 
-/** Step: the agent's program, bundled as the executable is but with the recording systemd (or the sources under tsx). */
-async function prepareAgentProgram(dir: string): Promise<string[]> {
-  if (OPTIONS.agentMode !== 'bundle')
-    return [...OPTIONS.nodeFlags, '--import', 'tsx', join(ROOT, 'hack/node-agent-doubles/main.ts')];
-  const bundle = join(dir, 'gardener-node-agent.cjs');
+/**
+ * Step: the agent's program, bundled as the executable is but with the recording systemd, started
+ * by `node` (`--agent bundle`) or as a single executable of its own (`executable`: what a node
+ * runs, which compiles the bundle before anything else allocates); or the sources under tsx.
+ */
+async function prepareAgentProgram(dir: string): Promise<AgentProgram> {
+  if (OPTIONS.agentMode === 'tsx')
+    return {
+      command: process.execPath,
+      args: [...OPTIONS.nodeFlags, '--import', 'tsx', join(ROOT, 'hack/node-agent-doubles/main.ts')],
+    };
   const t = now();
+  if (OPTIONS.agentMode === 'executable') {
+    const { binary } = await buildExecutable(NODE_AGENT_WITH_DOUBLES, { outDir: dir });
+    progress(`built the agent's single executable in ${((now() - t) / 1000).toFixed(1)} s`);
+    return { command: binary, args: [] };
+  }
+  const bundle = join(dir, 'gardener-node-agent.cjs');
   await bundleNodeAgentWithDoubles(bundle);
   progress(`bundled the agent in ${((now() - t) / 1000).toFixed(1)} s`);
-  return [...OPTIONS.nodeFlags, bundle];
+  return { command: process.execPath, args: [...OPTIONS.nodeFlags, bundle] };
 }
 
 /** Step: what processes that do nothing hold, and what the agent's dependencies cost alone. */
@@ -156,7 +172,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-node-agent-'));
   cleanups.push('temp dir', () => rmSync(dir, { recursive: true, force: true }));
 
-  const agentArgs = await prepareAgentProgram(dir);
+  const agentProgram = await prepareAgentProgram(dir);
   const idleProcesses = await calibrateIdleProcesses(dir);
   const identitySeed =
     OPTIONS.identity === NODE_AGENT_IDENTITY.node ? await nodeIdentitySeed(cleanups) : undefined;
@@ -166,7 +182,7 @@ async function main(): Promise<void> {
   const gets = await calibrateGets(cluster, node);
 
   const phases = new Phases();
-  const agent = agentProcess(agentArgs, node, dir, cleanups);
+  const agent = agentProcess(agentProgram, node, dir, cleanups);
   const first = await startUntilFirstApply(agent, node, seen, phases);
   const idle = await measureIdleMemory(agent, phases);
   const running = { agent, node, cluster, seen, phases };
@@ -175,7 +191,7 @@ async function main(): Promise<void> {
   // the same pool as v1.150.0 renders it, in the same small cluster (v1.150.0 has per-node identities only)
   const v150 =
     OPTIONS.identity === NODE_AGENT_IDENTITY.node
-      ? await measureV150Pool(agentArgs, cluster, dir, runId, cleanups)
+      ? await measureV150Pool(agentProgram, cluster, dir, runId, cleanups)
       : undefined;
 
   const populated = await populateCluster(cluster, runId, phases, cleanups);

@@ -57,6 +57,8 @@ export class AgentProcess {
   private readonly logFd: number;
 
   constructor(
+    /** What to start: `node` (this process's) or the agent's single executable. */
+    private readonly command: string,
     private readonly args: string[],
     private readonly env: NodeJS.ProcessEnv,
     logFile: string,
@@ -74,7 +76,7 @@ export class AgentProcess {
   }
 
   start(): void {
-    const child = spawn(process.execPath, this.args, {
+    const child = spawn(this.command, this.args, {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],

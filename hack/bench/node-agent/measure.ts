@@ -54,12 +54,18 @@ export interface Updates {
   readonly load: { start: number; end: number };
 }
 
+/** How the agent is started: `node` with the bundle (or tsx), or the single executable alone. */
+export interface AgentProgram {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
 /**
  * The agent process for the node, as the unit starts it (`run --config`, plus the flags of a test
  * root and `extraFlags`).
  */
 export function agentProcess(
-  agentArgs: string[],
+  program: AgentProgram,
   node: NodeUnderTest,
   dir: string,
   cleanups: Cleanups,
@@ -68,8 +74,9 @@ export function agentProcess(
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_AGENT_REFUSE_HOST_ROOT: '1' };
   delete env.KUBECONFIG;
   const agent = new AgentProcess(
+    program.command,
     [
-      ...agentArgs,
+      ...program.args,
       'run',
       '--config',
       node.config,

@@ -54,8 +54,10 @@ export const OPTIONS = {
   /** Extra flags for the agent's node (only the agent's), e.g. `--max-semi-space-size=1`. */
   nodeFlags: flags['node-flags'].split(/\s+/).filter(Boolean),
 } as const;
-if (OPTIONS.agentMode !== 'bundle' && OPTIONS.agentMode !== 'tsx')
-  throw new Error('--agent must be bundle or tsx');
+if (OPTIONS.agentMode !== 'bundle' && OPTIONS.agentMode !== 'tsx' && OPTIONS.agentMode !== 'executable')
+  throw new Error('--agent must be bundle, tsx or executable');
+if (OPTIONS.agentMode === 'executable' && OPTIONS.nodeFlags.length > 0)
+  throw new Error('--node-flags: a single executable takes no node flags on its command line');
 if (OPTIONS.identity !== NODE_AGENT_IDENTITY.node && OPTIONS.identity !== NODE_AGENT_IDENTITY.serviceAccount)
   throw new Error(`--identity must be ${NODE_AGENT_IDENTITY.node} or ${NODE_AGENT_IDENTITY.serviceAccount}`);
 if (OPTIONS.windowMs < 1000) throw new Error('--window must be at least 1s');

@@ -240,7 +240,9 @@ export function report(f: Figures): void {
       `window median vs idle (with ${2 * OPTIONS.updates} applies in between) ${pct(quantile(windowRss, 0.5), idleRss)}` +
       (OPTIONS.agentMode === 'tsx' && tsxNodeRss !== undefined
         ? `; under tsx the loader alone is ${mib(tsxNodeRss)} MiB`
-        : '; the agent runs from the esbuild bundle that ships inside the executable'),
+        : OPTIONS.agentMode === 'executable'
+          ? '; the agent runs as a single executable, as on a node'
+          : '; the agent runs from the esbuild bundle that ships inside the executable'),
   );
   print(
     `agent starts: ${startsForFirstApply} for the first apply (the OSC installs its own unit, so it restarts itself once, ` +

@@ -18,6 +18,7 @@ import { progress } from '../support/run.js';
 import { POOL_V150, poolDir } from './bench-pool.js';
 import { type Cluster, deployWhatTheSeedDeploys, watchAsABystander } from './landscape.js';
 import {
+  type AgentProgram,
   agentProcess,
   applyUpdates,
   measureIdleMemory,
@@ -43,7 +44,7 @@ export interface V150Figures {
 const CONTAINERD_UNIT = 'containerd.service';
 
 export async function measureV150Pool(
-  agentArgs: string[],
+  program: AgentProgram,
   cluster: Cluster,
   dir: string,
   runId: string,
@@ -54,7 +55,7 @@ export async function measureV150Pool(
   const seen = await watchAsABystander(cluster, node, cleanups);
   const defaults = join(poolDir(dir, POOL_V150), 'containerd-config-default.toml');
   writeFileSync(defaults, CONTAINERD_17_DEFAULT);
-  const agent = agentProcess(agentArgs, node, poolDir(dir, POOL_V150), cleanups, [
+  const agent = agentProcess(program, node, poolDir(dir, POOL_V150), cleanups, [
     '--containerd',
     `recorded:${RECORDED_CONTAINERD_VERSION}:${defaults}`,
   ]);

@@ -18,12 +18,15 @@
  * Each: restarted, left to settle, sampled idle; then the OSC sequence
  * (hack/bench/upstream-node-agent/osc-sequence.ts; a v1.150.0 pool adds containerd changes); then
  * sampled at rest; then the first OSC published again, so the next agent starts from the same node.
+ * The node's /opt/bin, where both agents' binaries lie, is on the machine's disk as on a cloud
+ * machine (`--opt-bin disk`, the default); `--opt-bin overlay` leaves it in the node's overlay root,
+ * where V8 copies its built-in code into anonymous memory (1.6 MB; hack/real-node/node-under-test.ts).
  *
  * Not part of `npm test`: it needs upstream's agents' cold builds (about 3 and 7 CPU-min) and node
  * boots.
  *
  *   npx tsx hack/bench/upstream-node-agent.ts [--contract both|v1.91.4|v1.150.0] [--settle 30]
- *     [--samples 12] [--interval 5] [--between 5] [--quick]
+ *     [--samples 12] [--interval 5] [--between 5] [--opt-bin disk|overlay] [--quick]
  *
  * About 13 minutes per contract at the defaults on a warm cache (plus the cold builds of the
  * agents, the kubelet and the node image when they are not cached). The report goes to stdout,
@@ -66,9 +69,14 @@ const { values: flags, quick } = benchCommandLine({
     samples: { type: 'string', default: '12', quick: '2' },
     interval: { type: 'string', default: '5', quick: '1' },
     between: { type: 'string', default: '5', quick: '1' },
+    'opt-bin': { type: 'string', default: 'disk' },
   },
 });
 const CONTRACTS = contractsOf(flags.contract);
+if (flags['opt-bin'] !== 'disk' && flags['opt-bin'] !== 'overlay')
+  throw new Error(`--opt-bin takes disk or overlay, not ${JSON.stringify(flags['opt-bin'])}`);
+/** Where the agents' binary lies: node-under-test.ts (provisionNode, optBinOnDisk) says why it matters. */
+const OPT_BIN_ON_DISK = flags['opt-bin'] === 'disk';
 const SETTLE_S = Number(flags.settle);
 const SAMPLES = Number(flags.samples);
 const INTERVAL_S = Number(flags.interval);
@@ -257,6 +265,7 @@ async function benchContract(contract: BenchContract): Promise<void> {
     name,
     gardenerVersion: contract.gardenerVersion,
     ...(contract.kubernetesVersion ? { kubernetesVersion: contract.kubernetesVersion } : {}),
+    optBinOnDisk: OPT_BIN_ON_DISK,
     log: (line) => {
       overrideNote = line;
       progress(line);
@@ -295,7 +304,7 @@ async function benchContract(contract: BenchContract): Promise<void> {
     `upstream: gardener-node-agent ${upstream.version} (${upstream.go}; --version: ${upstreamVersion.stdout.trim() || upstreamVersion.stderr.trim().split('\n')[0]})`,
   );
   print(
-    `node: ${contract.gardenerVersion} pool at Kubernetes ${contract.kubernetesVersion ?? r.version}, kubelet ${nodeInfo?.kubeletVersion ?? '?'}, ${nodeInfo?.containerRuntimeVersion ?? '?'}; ${overrideNote}`,
+    `node: ${contract.gardenerVersion} pool at Kubernetes ${contract.kubernetesVersion ?? r.version}, kubelet ${nodeInfo?.kubeletVersion ?? '?'}, ${nodeInfo?.containerRuntimeVersion ?? '?'}; /opt/bin ${OPT_BIN_ON_DISK ? "on the host's disk, as on a cloud machine" : 'in the overlay root (image + tmpfs)'}; ${overrideNote}`,
   );
   print(
     `first OSC ${sha256Hex(r.shoot.oscYaml).slice(0, 12)} published as ${r.firstChecksum.slice(0, 12)}; our first apply: ${first.result}`,

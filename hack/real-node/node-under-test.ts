@@ -76,6 +76,16 @@ export async function provisionNode(o: {
   hostFiles?: Readonly<Record<string, string>>;
   /** Whether the harness registers the Node (default); false: the kubelet registers it. */
   registerNode?: boolean;
+  /**
+   * `/opt/bin` (where the node's binaries are installed) on a directory of the host's disk instead
+   * of the node's root. That root is an overlay of the image (the host's disk) and a tmpfs, and
+   * overlayfs reports a file's device and inode other than /proc/self/maps shows for its mapping:
+   * V8 then cannot map its built-in code from the executable's file into its code range (it checks
+   * both) and copies it, 1.6 MB of anonymous memory in every Node.js process started from `/opt/bin`.
+   * A cloud machine's `/opt/bin` lies on a disk file system, as the real-kubelet nodes' do
+   * (real-kubelet-node.ts; docs/real-node.md#a-real-kubelet). The directory goes with the node.
+   */
+  optBinOnDisk?: boolean;
 }): Promise<NodeUnderTest> {
   const node = new RealNode({
     name: o.name,
@@ -101,10 +111,13 @@ export async function provisionNode(o: {
       port: Number(apiServer.port),
     });
     if (o.registerNode !== false) await o.shoot.registerNode(o.name);
+    const optBin = o.optBinOnDisk ? node.hostFile('opt-bin') : undefined;
+    if (optBin) mkdirSync(optBin, { mode: 0o755 });
     const container = await node.boot([
       { host: userData, inside: '/var/lib/cloud/user-data', readOnly: true },
       { host: images, inside: '/var/lib/real-node/images', readOnly: true },
       { host: hostDir, inside: NODE_HOST_DIR },
+      ...(optBin ? [{ host: optBin, inside: '/opt/bin' }] : []),
     ]);
     const running = proxy;
     return {

@@ -77,6 +77,11 @@ export async function startRealKubeletNode(o: {
   kubernetesVersion?: string;
   /** Told what the cgroup override is, before the node boots. */
   log?: (line: string) => void;
+  /**
+   * `/opt/bin` on the host's disk, as on a cloud machine (default), or false: in the node's overlay
+   * root (node-under-test.ts, provisionNode, says what that costs a Node.js process).
+   */
+  optBinOnDisk?: boolean;
 }): Promise<RealKubeletNode> {
   const { name } = o;
   const image = realKubeletNodeImage();
@@ -122,6 +127,7 @@ export async function startRealKubeletNode(o: {
       imageFile: (path) => (path === '/kubelet' ? kubelet : STAND_INS[path]),
       // the kubelet registers its Node itself, with the bootstrap token of the user data
       registerNode: false,
+      optBinOnDisk: o.optBinOnDisk ?? true,
       hostFiles: {
         'sysctl-fakes': oscSysctlKeys(osc)
           .map((k) => `${k}=${hostSysctl(k)}\n`)

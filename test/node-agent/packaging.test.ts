@@ -79,6 +79,15 @@ describe('node-agent packaging: single executable and OCI image', function () {
     return { binary, cwd };
   }
 
+  /** The N-TV-18 fixtures' two OSCs as files of `dir`. */
+  function writeOscs(dir: string): { v1: string; v2: string } {
+    const v1 = join(dir, 'v1.yaml');
+    const v2 = join(dir, 'v2.yaml');
+    writeFileSync(v1, yamlOf(oscV1()));
+    writeFileSync(v2, yamlOf(oscV2()));
+    return { v1, v2 };
+  }
+
   it('bundles into one CommonJS file that requires only built-in modules', () => {
     const bundle = readFileSync(build.bundle, 'utf8');
     const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!));
@@ -128,13 +137,10 @@ globalThis.Function = new Proxy(Function, {
 process.on('exit', () => process.stderr.write('COMPILED ' + compiled + '\\n'));
 `,
     );
-    const a = join(dir, 'a.yaml');
-    const b = join(dir, 'b.yaml');
-    writeFileSync(a, yamlOf(oscV1()));
-    writeFileSync(b, yamlOf(oscV2()));
+    const { v1, v2 } = writeOscs(dir);
     const r = spawnSync(
       process.execPath,
-      ['-r', preload, build.bundle, 'plan', '--previous', a, '--next', b],
+      ['-r', preload, build.bundle, 'plan', '--previous', v1, '--next', v2],
       {
         encoding: 'utf8',
       },
@@ -205,11 +211,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
 
   it('plan on the N-TV-18 fixtures prints the same as the sources', async () => {
     const { binary, cwd } = aloneBinary();
-    const inputs = tempDir('gna-inputs-');
-    const a = join(inputs, 'a.yaml');
-    const b = join(inputs, 'b.yaml');
-    writeFileSync(a, yamlOf(oscV1()));
-    writeFileSync(b, yamlOf(oscV2()));
+    const { v1: a, v2: b } = writeOscs(tempDir('gna-inputs-'));
     for (const [args, expected] of [
       [['plan', '--next', a], 'units (after a daemon-reload):'],
       [['plan', '--previous', a, '--next', b], '      +changeme\n'],
@@ -228,10 +230,7 @@ process.on('exit', () => process.stderr.write('FLAGS ' + JSON.stringify(seen) + 
     const { binary, cwd } = aloneBinary();
     const inputs = tempDir('gna-inputs-');
     const images = writeImages(join(inputs, 'images'), IMAGE_FILES);
-    const v1 = join(inputs, 'v1.yaml');
-    const v2 = join(inputs, 'v2.yaml');
-    writeFileSync(v1, yamlOf(oscV1()));
-    writeFileSync(v2, yamlOf(oscV2()));
+    const { v1, v2 } = writeOscs(inputs);
     const side = (name: string) => {
       const dir = join(inputs, name);
       mkdirSync(join(dir, 'root'), { recursive: true });
